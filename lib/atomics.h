@@ -1,0 +1,101 @@
+/*
+ * The only place that touches <stdatomic.h>. Each wrapper names its memory
+ * order, so a call site reads as the protocol in docs/design.md; the order a
+ * site needs is argued there and at the site, not here.
+ */
+#ifndef FTPOOL_ATOMICS_H
+#define FTPOOL_ATOMICS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A machine word: a pointer with state in its low bits. */
+typedef struct {
+  _Atomic(uintptr_t) v;
+} atomic_word;
+
+/* A pointer published once and read by others. */
+typedef struct {
+  _Atomic(void *) v;
+} atomic_ptr;
+
+/* A statistics counter: exact, but never ordering anything. */
+typedef struct {
+  _Atomic(size_t) v;
+} atomic_counter;
+
+static inline void word_init(atomic_word *a, uintptr_t value) {
+  atomic_init(&a->v, value);
+}
+
+static inline uintptr_t word_load_relaxed(atomic_word *a) {
+  return atomic_load_explicit(&a->v, memory_order_relaxed);
+}
+
+static inline uintptr_t word_exchange_acquire(atomic_word *a, uintptr_t value) {
+  return atomic_exchange_explicit(&a->v, value, memory_order_acquire);
+}
+
+/* On failure *expected is reloaded, relaxed. */
+static inline bool word_cas_acquire(atomic_word *a, uintptr_t *expected,
+                                    uintptr_t desired) {
+  return atomic_compare_exchange_weak_explicit(
+      &a->v, expected, desired, memory_order_acquire, memory_order_relaxed);
+}
+
+static inline bool word_cas_release(atomic_word *a, uintptr_t *expected,
+                                    uintptr_t desired) {
+  return atomic_compare_exchange_weak_explicit(
+      &a->v, expected, desired, memory_order_release, memory_order_relaxed);
+}
+
+static inline void ptr_init(atomic_ptr *a, void *value) {
+  atomic_init(&a->v, value);
+}
+
+static inline void *ptr_load_relaxed(atomic_ptr *a) {
+  return atomic_load_explicit(&a->v, memory_order_relaxed);
+}
+
+static inline void *ptr_load_acquire(atomic_ptr *a) {
+  return atomic_load_explicit(&a->v, memory_order_acquire);
+}
+
+/* On failure *expected is reloaded, relaxed. */
+static inline bool ptr_cas_release(atomic_ptr *a, void **expected,
+                                   void *desired) {
+  return atomic_compare_exchange_strong_explicit(
+      &a->v, expected, desired, memory_order_release, memory_order_relaxed);
+}
+
+/* On failure *expected is reloaded with acquire, so a loser may use what the
+ * winner published (C11 forbids release-success with acquire-failure). */
+static inline bool ptr_cas_acq_rel(atomic_ptr *a, void **expected,
+                                   void *desired) {
+  return atomic_compare_exchange_strong_explicit(
+      &a->v, expected, desired, memory_order_acq_rel, memory_order_acquire);
+}
+
+static inline void counter_init(atomic_counter *c) { atomic_init(&c->v, 0); }
+
+static inline size_t counter_load_relaxed(atomic_counter *c) {
+  return atomic_load_explicit(&c->v, memory_order_relaxed);
+}
+
+/* For a counter with a single writer at a time (the context's holder, whose
+ * ownership hand-offs already order its writes): a plain load and store, no
+ * read-modify-write, so the owner's hot path stays free of locked
+ * instructions. */
+static inline void counter_bump_single_writer(atomic_counter *c) {
+  atomic_store_explicit(&c->v, counter_load_relaxed(c) + 1,
+                        memory_order_relaxed);
+}
+
+/* For a counter several threads update at once. */
+static inline void counter_add_relaxed(atomic_counter *c, size_t n) {
+  atomic_fetch_add_explicit(&c->v, n, memory_order_relaxed);
+}
+
+#endif /* FTPOOL_ATOMICS_H */

@@ -1,0 +1,85 @@
+#include "context.h"
+
+#define HELD ((uintptr_t)1)
+#define FREE ((uintptr_t)0)
+
+void ftpool__context_init(struct context *c, FT_Library library) {
+  c->next = NULL;
+  c->library = library;
+  word_init(&c->mail, HELD);
+  counter_init(&c->opened);
+  counter_init(&c->closed);
+  counter_init(&c->drained);
+  counter_init(&c->recycled);
+  counter_init(&c->adopted);
+  counter_init(&c->deferred);
+}
+
+bool ftpool__context_try_claim(struct context *c) {
+  uintptr_t expected = FREE;
+  /* Acquire pairs with the release in context_release: the last holder's
+   * edits of the library happen before ours. */
+  while (!word_cas_acquire(&c->mail, &expected, HELD)) {
+    if (expected != FREE)
+      return false;
+  }
+  return true;
+}
+
+void ftpool__context_close(struct context *c, struct face_rec *rec) {
+  FT_Done_Face(rec->face); /* frees rec through its finalizer */
+  counter_bump_single_writer(&c->closed);
+}
+
+void ftpool__context_drain(struct context *c) {
+  if (word_load_relaxed(&c->mail) == HELD)
+    return;
+  /* Acquire pairs with the posting CAS's release in context_hand_over: each
+   * record's fields and its face are visible before we close it. */
+  uintptr_t list = word_exchange_acquire(&c->mail, HELD) & ~HELD;
+  struct face_rec *rec = (struct face_rec *)list;
+  while (rec) {
+    struct face_rec *next = rec->next;
+    ftpool__context_close(c, rec);
+    counter_bump_single_writer(&c->drained);
+    rec = next;
+  }
+}
+
+void ftpool__context_release(struct context *c) {
+  uintptr_t expected = HELD;
+  /* Release pairs with the acquire in context_try_claim. The CAS succeeds
+   * only on an empty mailbox, so a close posted at any time before it is
+   * drained here, and one posted after it finds FREE and claims instead. */
+  while (!word_cas_release(&c->mail, &expected, FREE)) {
+    ftpool__context_drain(c);
+    expected = HELD;
+  }
+}
+
+void ftpool__context_hand_over(struct context *c, struct face_rec *rec) {
+  uintptr_t seen = word_load_relaxed(&c->mail);
+  for (;;) {
+    if (seen == FREE) {
+      if (ftpool__context_try_claim(c)) {
+        counter_bump_single_writer(&c->adopted);
+        ftpool__context_close(c, rec);
+        ftpool__context_release(c);
+        return;
+      }
+      seen = word_load_relaxed(&c->mail);
+      continue;
+    }
+    rec->next = (struct face_rec *)(seen & ~HELD);
+    /* Release publishes rec->next and the caller's use of the face to the
+     * holder's acquire exchange in context_drain. */
+    if (word_cas_release(&c->mail, &seen, (uintptr_t)rec | HELD)) {
+      counter_add_relaxed(&c->deferred, 1);
+      return;
+    }
+  }
+}
+
+bool ftpool__context_is_held(struct context *c) {
+  return word_load_relaxed(&c->mail) != FREE;
+}

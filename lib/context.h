@@ -1,0 +1,58 @@
+/*
+ * A per-thread context: one FT_Library and the mailbox through which other
+ * threads hand it faces to close. The protocol is docs/design.md's state
+ * machine; one atomic word, `mail`, carries both the state and the mailbox:
+ *
+ *   mail == 0                   FREE: no holder, empty mailbox
+ *   mail == HELD                HELD: one thread may edit the library
+ *   mail == HELD | (rec list)   HELD, with closes waiting
+ *
+ * Only the holder calls FT_New_Face / FT_Done_Face / FT_Done_Library on
+ * `library`. FREE implies an empty mailbox, because a closer that finds the
+ * context FREE claims it instead of posting.
+ */
+#ifndef FTPOOL_CONTEXT_H
+#define FTPOOL_CONTEXT_H
+
+#include <stdbool.h>
+
+#include "atomics.h"
+#include "pool.h"
+
+struct context {
+  struct context *next; /* registry link: set before publication, then fixed */
+  FT_Library library;   /* used by the holder only */
+  atomic_word mail;
+  /* Written only by the holder. */
+  atomic_counter opened;
+  atomic_counter closed;
+  atomic_counter drained;
+  atomic_counter recycled;
+  atomic_counter adopted;
+  /* Written by any closer. */
+  atomic_counter deferred;
+};
+
+/* A new context, HELD by the caller, not yet published. */
+void ftpool__context_init(struct context *c, FT_Library library);
+
+/* FREE -> HELD; true if the caller is now the holder. */
+bool ftpool__context_try_claim(struct context *c);
+
+/* Holder only: carries out the closes waiting in the mailbox. Costs one
+ * relaxed load when there are none. */
+void ftpool__context_drain(struct context *c);
+
+/* Holder only: closes one face of this context's library now. */
+void ftpool__context_close(struct context *c, struct face_rec *rec);
+
+/* Holder only: HELD -> FREE, after draining every close posted before. */
+void ftpool__context_release(struct context *c);
+
+/* Non-holder: posts the close to the holder, or, if the context is FREE,
+ * claims it, closes, and releases it again. Never waits for another thread. */
+void ftpool__context_hand_over(struct context *c, struct face_rec *rec);
+
+bool ftpool__context_is_held(struct context *c);
+
+#endif /* FTPOOL_CONTEXT_H */

@@ -1,0 +1,100 @@
+/* Opening and closing faces: argument checks and the per-face record. */
+#include <stdio.h>
+#include <string.h>
+
+#include "errors.h"
+#include "memory.h"
+#include "pool.h"
+
+/*
+ * FreeType calls this from FT_Done_Face, whichever path closes the face
+ * (ftpool_close, a drained mailbox, or FT_Done_Library in ftpool_destroy), so
+ * the record is freed exactly once. Its address also marks the face as ours.
+ */
+static void face_rec_finalize(void *object) {
+  FT_Face face = object;
+  struct face_rec *rec = face->generic.data;
+  ftpool__memory_free(rec->pool->memory, rec);
+}
+
+/*
+ * FreeType answers "unknown format" for a font truncated inside its table
+ * directory, as for bytes that are no font at all. A known signature in the
+ * first bytes tells the two apart, so the user learns the file is damaged.
+ */
+static int has_font_signature(const unsigned char *head, size_t size) {
+  static const char *const signatures[] = {
+      "\x00\x01\x00\x00", "true", "typ1", "OTTO", "ttcf", "wOFF", "wOF2"};
+  if (size < 4)
+    return 0;
+  for (size_t i = 0; i < sizeof signatures / sizeof *signatures; i++)
+    if (memcmp(head, signatures[i], 4) == 0)
+      return 1;
+  return 0;
+}
+
+static int file_has_font_signature(const char *path) {
+  unsigned char head[4];
+  FILE *file = fopen(path, "rb");
+  if (!file)
+    return 0;
+  size_t got = fread(head, 1, sizeof head, file);
+  fclose(file);
+  return has_font_signature(head, got);
+}
+
+static ftpool_status open_face(ftpool *pool, const FT_Open_Args *args,
+                               FT_Long face_index, FT_Face *face) {
+  if (face_index < 0)
+    return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  *face = NULL;
+  struct face_rec *rec = ftpool__memory_alloc(pool->memory, sizeof *rec);
+  if (!rec)
+    return ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
+  rec->pool = pool;
+  ftpool_status status = pool->backend->open(pool, args, face_index, rec);
+  if (status != FTPOOL_OK) {
+    ftpool__memory_free(pool->memory, rec);
+    return status;
+  }
+  rec->face->generic.data = rec;
+  rec->face->generic.finalizer = face_rec_finalize;
+  *face = rec->face;
+  return FTPOOL_OK;
+}
+
+ftpool_status ftpool_open_file(ftpool *pool, const char *path,
+                               FT_Long face_index, FT_Face *face) {
+  if (!pool || !path || !face)
+    return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  FT_Open_Args args = {.flags = FT_OPEN_PATHNAME, .pathname = (char *)path};
+  ftpool_status status = open_face(pool, &args, face_index, face);
+  if (status == FTPOOL_ERR_UNKNOWN_FORMAT && file_has_font_signature(path))
+    status = FTPOOL_ERR_BROKEN_FONT;
+  return status;
+}
+
+ftpool_status ftpool_open_memory(ftpool *pool, const void *data, size_t size,
+                                 FT_Long face_index, FT_Face *face) {
+  if (!pool || !data || !face || size == 0 || size > (size_t)FT_LONG_MAX)
+    return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  FT_Open_Args args = {.flags = FT_OPEN_MEMORY,
+                       .memory_base = data,
+                       .memory_size = (FT_Long)size};
+  ftpool_status status = open_face(pool, &args, face_index, face);
+  if (status == FTPOOL_ERR_UNKNOWN_FORMAT && has_font_signature(data, size))
+    status = FTPOOL_ERR_BROKEN_FONT;
+  return status;
+}
+
+ftpool_status ftpool_close(ftpool *pool, FT_Face face) {
+  if (!pool || !face)
+    return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  if (face->generic.finalizer != face_rec_finalize)
+    return ftpool__fail(FTPOOL_ERR_FOREIGN_FACE);
+  struct face_rec *rec = face->generic.data;
+  if (rec->pool != pool)
+    return ftpool__fail(FTPOOL_ERR_FOREIGN_FACE);
+  pool->backend->close(pool, rec);
+  return FTPOOL_OK;
+}

@@ -1,0 +1,191 @@
+/*
+ * The per-thread backend: each thread holds its own context (an FT_Library),
+ * found through a thread-specific key, so opening and closing its own faces
+ * takes no lock and no read-modify-write atomic.
+ */
+#include <pthread.h>
+
+#include "context.h"
+#include "errors.h"
+#include "memory.h"
+#include "registry.h"
+
+#include FT_MODULE_H
+
+struct per_thread_pool {
+  ftpool base;
+  pthread_key_t key; /* the calling thread's held context */
+  struct registry registry;
+};
+
+static struct per_thread_pool *as_per_thread(ftpool *pool) {
+  return (struct per_thread_pool *)pool;
+}
+
+/* The key's value while the thread's first call builds its context, so that a
+ * call from the configure callback is refused instead of recursing. */
+static char attaching;
+#define ATTACHING ((void *)&attaching)
+
+/* The thread's context, or NULL while it has none or is still attaching. */
+static struct context *held_context(struct per_thread_pool *pool) {
+  void *held = pthread_getspecific(pool->key);
+  return held == ATTACHING ? NULL : held;
+}
+
+/* The key's destructor: the thread is exiting, so it gives its context back
+ * for the next new thread (or a closer) to claim. */
+static void on_thread_exit(void *held) {
+  if (held != ATTACHING)
+    ftpool__context_release(held);
+}
+
+static ftpool_status new_context(struct per_thread_pool *pool,
+                                 struct context **out) {
+  struct context *c = ftpool__memory_alloc(pool->base.memory, sizeof *c);
+  if (!c)
+    return ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
+  FT_Library library;
+  ftpool_status status = ftpool__library_new(&pool->base, &library);
+  if (status != FTPOOL_OK) {
+    ftpool__memory_free(pool->base.memory, c);
+    return status;
+  }
+  ftpool__context_init(c, library);
+  ftpool__registry_publish(&pool->registry, c);
+  *out = c;
+  return FTPOOL_OK;
+}
+
+/* The slow path of a thread's first call: reuse a FREE context, else make
+ * one. The configure callback runs here, with no lock held and nobody
+ * waiting for it. */
+static ftpool_status attach(struct per_thread_pool *pool,
+                            struct context **out) {
+  /* Reserves the thread's slot before anything is claimed, so the only
+   * setspecific that can fail (allocating the slot) fails first. */
+  if (pthread_setspecific(pool->key, ATTACHING) != 0)
+    return ftpool__fail(FTPOOL_ERR_THREAD);
+  struct context *c = ftpool__registry_claim_free(&pool->registry);
+  if (c) {
+    counter_bump_single_writer(&c->recycled);
+  } else {
+    ftpool_status status = new_context(pool, &c);
+    if (status != FTPOOL_OK) {
+      pthread_setspecific(pool->key, NULL);
+      return status;
+    }
+  }
+  pthread_setspecific(pool->key, c);
+  *out = c;
+  return FTPOOL_OK;
+}
+
+static ftpool_status own_context(struct per_thread_pool *pool,
+                                 struct context **out) {
+  void *held = pthread_getspecific(pool->key);
+  if (held == ATTACHING)
+    return ftpool__fail(FTPOOL_ERR_REENTRANT);
+  struct context *c = held;
+  if (!c)
+    return attach(pool, out);
+  ftpool__context_drain(c);
+  *out = c;
+  return FTPOOL_OK;
+}
+
+static ftpool_status pt_library(ftpool *base, FT_Library *library) {
+  struct context *c;
+  ftpool_status status = own_context(as_per_thread(base), &c);
+  if (status == FTPOOL_OK)
+    *library = c->library;
+  return status;
+}
+
+static ftpool_status pt_open(ftpool *base, const FT_Open_Args *args,
+                             FT_Long face_index, struct face_rec *rec) {
+  struct context *c;
+  ftpool_status status = own_context(as_per_thread(base), &c);
+  if (status != FTPOOL_OK)
+    return status;
+  FT_Error error = FT_Open_Face(c->library, args, face_index, &rec->face);
+  if (error)
+    return ftpool__fail_freetype(error, face_index != 0);
+  rec->owner = c;
+  counter_bump_single_writer(&c->opened);
+  return FTPOOL_OK;
+}
+
+static void pt_close(ftpool *base, struct face_rec *rec) {
+  struct context *self = held_context(as_per_thread(base));
+  struct context *owner = rec->owner;
+  if (self)
+    ftpool__context_drain(self);
+  if (owner == self)
+    ftpool__context_close(owner, rec);
+  else
+    ftpool__context_hand_over(owner, rec);
+}
+
+static void pt_collect(ftpool *base) {
+  struct context *self = held_context(as_per_thread(base));
+  if (self)
+    ftpool__context_drain(self);
+}
+
+static void pt_stats(ftpool *base, ftpool_stats *s) {
+  for (struct context *c =
+           ftpool__registry_first(&as_per_thread(base)->registry);
+       c; c = c->next) {
+    s->contexts++;
+    s->contexts_owned += ftpool__context_is_held(c);
+    s->contexts_recycled += counter_load_relaxed(&c->recycled);
+    s->contexts_adopted += counter_load_relaxed(&c->adopted);
+    s->faces_opened += counter_load_relaxed(&c->opened);
+    s->faces_closed += counter_load_relaxed(&c->closed);
+    s->closes_deferred += counter_load_relaxed(&c->deferred);
+    s->closes_drained += counter_load_relaxed(&c->drained);
+  }
+  s->faces_open = s->faces_opened - s->faces_closed;
+}
+
+/* No other call may overlap this one, so every context is ours: drain its
+ * mailbox, then FT_Done_Library closes the faces still open. */
+static void pt_destroy(ftpool *base) {
+  struct per_thread_pool *pool = as_per_thread(base);
+  pthread_key_delete(pool->key);
+  struct context *c = ftpool__registry_first(&pool->registry);
+  while (c) {
+    struct context *next = c->next;
+    ftpool__context_drain(c);
+    FT_Done_Library(c->library);
+    ftpool__memory_free(base->memory, c);
+    c = next;
+  }
+  ftpool__memory_free(base->memory, pool);
+}
+
+static const struct backend per_thread_backend = {
+    .library = pt_library,
+    .open = pt_open,
+    .close = pt_close,
+    .collect = pt_collect,
+    .stats = pt_stats,
+    .destroy = pt_destroy,
+};
+
+ftpool_status ftpool__per_thread_create(const ftpool_config *config,
+                                        ftpool **out) {
+  struct per_thread_pool *pool =
+      ftpool__memory_alloc(config->memory, sizeof *pool);
+  if (!pool)
+    return ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
+  ftpool__pool_init_header(&pool->base, &per_thread_backend, config);
+  ftpool__registry_init(&pool->registry);
+  if (pthread_key_create(&pool->key, on_thread_exit) != 0) {
+    ftpool__memory_free(config->memory, pool);
+    return ftpool__fail(FTPOOL_ERR_THREAD);
+  }
+  *out = &pool->base;
+  return FTPOOL_OK;
+}

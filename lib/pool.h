@@ -1,0 +1,48 @@
+/* What every backend shares: the pool header and the backend interface. */
+#ifndef FTPOOL_POOL_H
+#define FTPOOL_POOL_H
+
+#include "ftpool.h"
+
+/* What ftpool keeps per face, in face->generic.data. */
+struct face_rec {
+  FT_Face face;
+  ftpool *pool;
+  void *owner;           /* the backend's owner of the face's library */
+  struct face_rec *next; /* link while the close waits in a mailbox */
+};
+
+struct backend {
+  ftpool_status (*library)(ftpool *pool, FT_Library *library);
+  /* Opens args/face_index on a library the caller may use and fills
+   * rec->face and rec->owner. */
+  ftpool_status (*open)(ftpool *pool, const FT_Open_Args *args,
+                        FT_Long face_index, struct face_rec *rec);
+  /* Closes rec->face now or hands it to whoever may; cannot fail. */
+  void (*close)(ftpool *pool, struct face_rec *rec);
+  void (*collect)(ftpool *pool);
+  void (*stats)(ftpool *pool, ftpool_stats *stats);
+  void (*destroy)(ftpool *pool);
+};
+
+/* The first member of each backend's pool structure. */
+struct ftpool {
+  const struct backend *backend;
+  FT_Memory memory;
+  ftpool_configure_fn configure;
+  void *configure_arg;
+};
+
+/* Each returns a pool with its header filled in from config. */
+ftpool_status ftpool__per_thread_create(const ftpool_config *config,
+                                        ftpool **pool);
+ftpool_status ftpool__shared_mutex_create(const ftpool_config *config,
+                                          ftpool **pool);
+
+void ftpool__pool_init_header(ftpool *pool, const struct backend *backend,
+                              const ftpool_config *config);
+
+/* Creates and configures a library on the calling thread. */
+ftpool_status ftpool__library_new(ftpool *pool, FT_Library *library);
+
+#endif /* FTPOOL_POOL_H */

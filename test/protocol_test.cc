@@ -1,0 +1,205 @@
+// The per-thread backend's protocol, step by step: posting a close to a live
+// owner, draining on the owner's next call and at its exit, adopting an
+// exited owner's context, and recycling contexts across thread churn.
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "ftpool.h"
+#include "test/support/counting_memory.h"
+#include "test/support/fonts.h"
+
+namespace ftpool_test {
+namespace {
+
+ftpool_stats Stats(ftpool *pool) {
+  ftpool_stats s;
+  EXPECT_EQ(ftpool_get_stats(pool, &s), FTPOOL_OK);
+  return s;
+}
+
+// Lets a test step two threads through a fixed interleaving.
+class Baton {
+public:
+  void Pass(int step) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    step_ = step;
+    cv_.notify_all();
+  }
+  void Await(int step) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [&] { return step_ >= step; });
+  }
+
+private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int step_ = 0;
+};
+
+class ProtocolTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ftpool_config config;
+    ftpool_config_init(&config);
+    config.memory = memory_.get();
+    ASSERT_EQ(ftpool_create(&config, &pool_), FTPOOL_OK);
+  }
+  void TearDown() override {
+    ftpool_destroy(pool_);
+    EXPECT_EQ(memory_.outstanding_bytes(), 0);
+  }
+  CountingMemory memory_;
+  ftpool *pool_ = nullptr;
+};
+
+TEST_F(ProtocolTest, PostedCloseWaitsForTheOwnersNextCall) {
+  Baton baton;
+  FT_Face face = nullptr;
+  std::thread owner([&] {
+    ASSERT_EQ(ftpool_open_file(pool_, kSans, 0, &face), FTPOOL_OK);
+    baton.Pass(1);
+    baton.Await(2);
+    EXPECT_EQ(ftpool_collect(pool_), FTPOOL_OK);
+    baton.Pass(3);
+    baton.Await(4);
+  });
+  baton.Await(1);
+  ASSERT_EQ(ftpool_close(pool_, face), FTPOOL_OK);
+  ftpool_stats s = Stats(pool_);
+  EXPECT_EQ(s.closes_deferred, 1u);
+  EXPECT_EQ(s.closes_drained, 0u);
+  EXPECT_EQ(s.faces_open, 1u); // the owner has not called in yet
+  baton.Pass(2);
+  baton.Await(3);
+  s = Stats(pool_);
+  EXPECT_EQ(s.closes_drained, 1u);
+  EXPECT_EQ(s.faces_open, 0u);
+  EXPECT_EQ(s.contexts_adopted, 0u); // the owner was alive throughout
+  baton.Pass(4);
+  owner.join();
+}
+
+TEST_F(ProtocolTest, AnyOwnerCallDrains) {
+  Baton baton;
+  FT_Face face = nullptr;
+  std::thread owner([&] {
+    ASSERT_EQ(ftpool_open_file(pool_, kSans, 0, &face), FTPOOL_OK);
+    baton.Pass(1);
+    baton.Await(2);
+    FT_Library library;
+    EXPECT_EQ(ftpool_library(pool_, &library), FTPOOL_OK); // drains too
+    baton.Pass(3);
+    baton.Await(4);
+  });
+  baton.Await(1);
+  ASSERT_EQ(ftpool_close(pool_, face), FTPOOL_OK);
+  baton.Pass(2);
+  baton.Await(3);
+  EXPECT_EQ(Stats(pool_).faces_open, 0u);
+  baton.Pass(4);
+  owner.join();
+}
+
+TEST_F(ProtocolTest, OwnerExitDrainsPostedCloses) {
+  Baton baton;
+  FT_Face faces[3] = {};
+  std::thread owner([&] {
+    for (FT_Face &f : faces)
+      ASSERT_EQ(ftpool_open_file(pool_, kSans, 0, &f), FTPOOL_OK);
+    baton.Pass(1);
+    baton.Await(2);
+  });
+  baton.Await(1);
+  for (FT_Face f : faces)
+    ASSERT_EQ(ftpool_close(pool_, f), FTPOOL_OK);
+  EXPECT_EQ(Stats(pool_).faces_open, 3u);
+  baton.Pass(2);
+  owner.join(); // its exit hands the context back, after draining
+  ftpool_stats s = Stats(pool_);
+  EXPECT_EQ(s.closes_drained, 3u);
+  EXPECT_EQ(s.faces_open, 0u);
+  EXPECT_EQ(s.contexts_owned, 0u);
+}
+
+TEST_F(ProtocolTest, CloserAdoptsAnExitedOwnersContext) {
+  FT_Face faces[2] = {};
+  std::thread([&] {
+    for (FT_Face &f : faces)
+      ASSERT_EQ(ftpool_open_file(pool_, kSerif, 0, &f), FTPOOL_OK);
+  }).join();
+  ftpool_stats s = Stats(pool_);
+  EXPECT_EQ(s.contexts_owned, 0u);
+  EXPECT_EQ(s.faces_open, 2u);
+  // A thread that never opened anything closes them: no context of its own
+  // is created, it borrows the orphan's.
+  std::thread([&] {
+    for (FT_Face f : faces)
+      ASSERT_EQ(ftpool_close(pool_, f), FTPOOL_OK);
+  }).join();
+  s = Stats(pool_);
+  EXPECT_EQ(s.contexts, 1u);
+  EXPECT_EQ(s.contexts_adopted, 2u);
+  EXPECT_EQ(s.closes_deferred, 0u);
+  EXPECT_EQ(s.faces_open, 0u);
+  EXPECT_EQ(s.contexts_owned, 0u);
+}
+
+TEST_F(ProtocolTest, NewThreadTakesOverAnExitedThreadsContextAndFaces) {
+  FT_Face face = nullptr;
+  FT_Library first = nullptr, second = nullptr;
+  std::thread([&] {
+    ASSERT_EQ(ftpool_library(pool_, &first), FTPOOL_OK);
+    ASSERT_EQ(ftpool_open_file(pool_, kSans, 0, &face), FTPOOL_OK);
+  }).join();
+  std::thread([&] {
+    ASSERT_EQ(ftpool_library(pool_, &second), FTPOOL_OK);
+    // It owns the face's library now, so this close is direct.
+    ASSERT_EQ(ftpool_close(pool_, face), FTPOOL_OK);
+  }).join();
+  EXPECT_EQ(first, second);
+  ftpool_stats s = Stats(pool_);
+  EXPECT_EQ(s.contexts, 1u);
+  EXPECT_EQ(s.contexts_recycled, 1u);
+  EXPECT_EQ(s.contexts_adopted, 0u);
+  EXPECT_EQ(s.closes_deferred, 0u);
+  EXPECT_EQ(s.faces_open, 0u);
+}
+
+// 10,000 short-lived threads, at most two alive at once, each opening a face
+// and closing the one its predecessor's predecessor left: the registry stays
+// at the peak of live threads plus a small constant.
+TEST_F(ProtocolTest, ThreadChurnRecyclesContexts) {
+  constexpr int kThreads = 10000;
+  std::vector<unsigned char> bytes = ReadFile(kSans);
+  FT_Face slots[2] = {};
+  std::thread previous;
+  for (int i = 0; i < kThreads; ++i) {
+    // slots[i % 2] was last written by thread i - 2, joined already.
+    std::thread next([&, i] {
+      FT_Face face;
+      ASSERT_EQ(ftpool_open_memory(pool_, bytes.data(), bytes.size(), 0, &face),
+                FTPOOL_OK);
+      FT_Face left = slots[i % 2];
+      slots[i % 2] = face;
+      if (left)
+        ASSERT_EQ(ftpool_close(pool_, left), FTPOOL_OK);
+    });
+    if (previous.joinable())
+      previous.join();
+    previous = std::move(next);
+  }
+  previous.join();
+  for (FT_Face f : slots)
+    ASSERT_EQ(ftpool_close(pool_, f), FTPOOL_OK);
+  ftpool_stats s = Stats(pool_);
+  EXPECT_LE(s.contexts, 2u + 2u);
+  EXPECT_GE(s.contexts_recycled, size_t{kThreads} - s.contexts);
+  EXPECT_EQ(s.faces_opened, size_t{kThreads});
+  EXPECT_EQ(s.faces_closed, size_t{kThreads});
+}
+
+} // namespace
+} // namespace ftpool_test

@@ -1,0 +1,36 @@
+// Runs this test binary again in a child process with a time limit, for the
+// negative controls: runs that are expected to crash, race or hang.
+#ifndef FTPOOL_TEST_CHILD_PROCESS_H
+#define FTPOOL_TEST_CHILD_PROCESS_H
+
+#include <string>
+
+namespace ftpool_test {
+
+struct ChildResult {
+  bool timed_out = false;
+  bool exited = false;
+  int exit_code = -1;
+  int signal = 0;
+  std::string output; // the child's stdout and stderr, for diagnostics
+  std::string Describe() const;
+};
+
+// Executes this binary again as `binary --child=mode`, which runs the child
+// mode registered under that name instead of the tests; kills it after
+// timeout_seconds.
+ChildResult RunSelf(const std::string &mode, int timeout_seconds);
+
+// A child mode returns the child's exit code.
+using ChildMain = int (*)();
+
+// Registers a child mode; use at namespace scope:
+//   const bool registered = RegisterChildMode("name", &Function);
+bool RegisterChildMode(const char *name, ChildMain main);
+
+// Runs the mode named by argv (if any) and returns true with its exit code.
+bool RunChildModeFromArgs(int argc, char **argv, int *exit_code);
+
+} // namespace ftpool_test
+
+#endif
