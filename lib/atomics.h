@@ -93,9 +93,9 @@ static inline void counter_bump_single_writer(atomic_counter *c) {
                         memory_order_relaxed);
 }
 
-/* For a counter several threads update at once. */
-static inline void counter_add_relaxed(atomic_counter *c, size_t n) {
-  atomic_fetch_add_explicit(&c->v, n, memory_order_relaxed);
+/* For a counter several threads update at once; returns the new value. */
+static inline size_t counter_add_relaxed(atomic_counter *c, size_t n) {
+  return atomic_fetch_add_explicit(&c->v, n, memory_order_relaxed) + n;
 }
 
 #endif /* FTPOOL_ATOMICS_H */

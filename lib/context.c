@@ -1,12 +1,9 @@
 #include "context.h"
 
-#define HELD ((uintptr_t)1)
-#define FREE ((uintptr_t)0)
-
 void ftpool__context_init(struct context *c, FT_Library library) {
   c->next = NULL;
   c->library = library;
-  word_init(&c->mail, HELD);
+  word_init(&c->mail, CONTEXT_HELD);
   counter_init(&c->opened);
   counter_init(&c->closed);
   counter_init(&c->drained);
@@ -16,11 +13,11 @@ void ftpool__context_init(struct context *c, FT_Library library) {
 }
 
 bool ftpool__context_try_claim(struct context *c) {
-  uintptr_t expected = FREE;
+  uintptr_t expected = CONTEXT_FREE;
   /* Acquire pairs with the release in context_release: the last holder's
    * edits of the library happen before ours. */
-  while (!word_cas_acquire(&c->mail, &expected, HELD)) {
-    if (expected != FREE)
+  while (!word_cas_acquire(&c->mail, &expected, CONTEXT_HELD)) {
+    if (expected != CONTEXT_FREE)
       return false;
   }
   return true;
@@ -31,12 +28,11 @@ void ftpool__context_close(struct context *c, struct face_rec *rec) {
   counter_bump_single_writer(&c->closed);
 }
 
-void ftpool__context_drain(struct context *c) {
-  if (word_load_relaxed(&c->mail) == HELD)
-    return;
+void ftpool__context_drain_mail(struct context *c) {
   /* Acquire pairs with the posting CAS's release in context_hand_over: each
    * record's fields and its face are visible before we close it. */
-  uintptr_t list = word_exchange_acquire(&c->mail, HELD) & ~HELD;
+  uintptr_t list =
+      word_exchange_acquire(&c->mail, CONTEXT_HELD) & ~CONTEXT_HELD;
   struct face_rec *rec = (struct face_rec *)list;
   while (rec) {
     struct face_rec *next = rec->next;
@@ -47,20 +43,20 @@ void ftpool__context_drain(struct context *c) {
 }
 
 void ftpool__context_release(struct context *c) {
-  uintptr_t expected = HELD;
+  uintptr_t expected = CONTEXT_HELD;
   /* Release pairs with the acquire in context_try_claim. The CAS succeeds
    * only on an empty mailbox, so a close posted at any time before it is
    * drained here, and one posted after it finds FREE and claims instead. */
-  while (!word_cas_release(&c->mail, &expected, FREE)) {
+  while (!word_cas_release(&c->mail, &expected, CONTEXT_FREE)) {
     ftpool__context_drain(c);
-    expected = HELD;
+    expected = CONTEXT_HELD;
   }
 }
 
 void ftpool__context_hand_over(struct context *c, struct face_rec *rec) {
   uintptr_t seen = word_load_relaxed(&c->mail);
   for (;;) {
-    if (seen == FREE) {
+    if (seen == CONTEXT_FREE) {
       if (ftpool__context_try_claim(c)) {
         counter_bump_single_writer(&c->adopted);
         ftpool__context_close(c, rec);
@@ -70,10 +66,10 @@ void ftpool__context_hand_over(struct context *c, struct face_rec *rec) {
       seen = word_load_relaxed(&c->mail);
       continue;
     }
-    rec->next = (struct face_rec *)(seen & ~HELD);
+    rec->next = (struct face_rec *)(seen & ~CONTEXT_HELD);
     /* Release publishes rec->next and the caller's use of the face to the
      * holder's acquire exchange in context_drain. */
-    if (word_cas_release(&c->mail, &seen, (uintptr_t)rec | HELD)) {
+    if (word_cas_release(&c->mail, &seen, (uintptr_t)rec | CONTEXT_HELD)) {
       counter_add_relaxed(&c->deferred, 1);
       return;
     }
@@ -81,5 +77,5 @@ void ftpool__context_hand_over(struct context *c, struct face_rec *rec) {
 }
 
 bool ftpool__context_is_held(struct context *c) {
-  return word_load_relaxed(&c->mail) != FREE;
+  return word_load_relaxed(&c->mail) != CONTEXT_FREE;
 }

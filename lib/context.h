@@ -39,9 +39,17 @@ void ftpool__context_init(struct context *c, FT_Library library);
 /* FREE -> HELD; true if the caller is now the holder. */
 bool ftpool__context_try_claim(struct context *c);
 
-/* Holder only: carries out the closes waiting in the mailbox. Costs one
- * relaxed load when there are none. */
-void ftpool__context_drain(struct context *c);
+#define CONTEXT_FREE ((uintptr_t)0)
+#define CONTEXT_HELD ((uintptr_t)1)
+
+void ftpool__context_drain_mail(struct context *c);
+
+/* Holder only: carries out the closes waiting in the mailbox. Inline, since
+ * every owner call makes it: one relaxed load when nothing is posted. */
+static inline void ftpool__context_drain(struct context *c) {
+  if (word_load_relaxed(&c->mail) != CONTEXT_HELD)
+    ftpool__context_drain_mail(c);
+}
 
 /* Holder only: closes one face of this context's library now. */
 void ftpool__context_close(struct context *c, struct face_rec *rec);

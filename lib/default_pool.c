@@ -17,10 +17,13 @@ ftpool_status ftpool_default(ftpool **pool) {
   if (!published) {
     ftpool *mine;
     ftpool_status status = ftpool_create(NULL, &mine);
-    if (status != FTPOOL_OK)
-      return status;
     void *expected = NULL;
-    if (ptr_cas_acq_rel(&default_pool, &expected, mine)) {
+    if (status != FTPOOL_OK) {
+      /* Another caller may have published one meanwhile. */
+      published = ptr_load_acquire(&default_pool);
+      if (!published)
+        return status;
+    } else if (ptr_cas_acq_rel(&default_pool, &expected, mine)) {
       published = mine;
     } else {
       /* Lost the race; nobody can have used ours yet. */

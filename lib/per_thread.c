@@ -4,6 +4,7 @@
  * takes no lock and no read-modify-write atomic.
  */
 #include <pthread.h>
+#include <stdbool.h>
 
 #include "context.h"
 #include "errors.h"
@@ -14,6 +15,7 @@
 
 struct per_thread_pool {
   ftpool base;
+  size_t serial;     /* unique per pool in the process, never reused */
   pthread_key_t key; /* the calling thread's held context */
   struct registry registry;
 };
@@ -22,20 +24,49 @@ static struct per_thread_pool *as_per_thread(ftpool *pool) {
   return (struct per_thread_pool *)pool;
 }
 
+static atomic_counter pools_created;
+
 /* The key's value while the thread's first call builds its context, so that a
  * call from the configure callback is refused instead of recursing. */
 static char attaching;
 #define ATTACHING ((void *)&attaching)
 
+/*
+ * The calling thread's context in the pool it used last: one TLS load on the
+ * hot path instead of a call to pthread_getspecific. Keyed by the pool's
+ * serial, not its address, so a destroyed pool's entry never matches a new
+ * pool allocated at the same place. The key stays the authority: this only
+ * mirrors a non-ATTACHING value of it.
+ */
+static _Thread_local struct {
+  size_t serial;
+  struct context *context;
+} last_used;
+
+/* Set once a key destructor of ours has run: the thread is exiting, and libc
+ * may run no further destructor round to release what it attaches now. */
+static _Thread_local bool thread_exiting;
+
 /* The thread's context, or NULL while it has none or is still attaching. */
 static struct context *held_context(struct per_thread_pool *pool) {
+  if (last_used.serial == pool->serial)
+    return last_used.context;
   void *held = pthread_getspecific(pool->key);
-  return held == ATTACHING ? NULL : held;
+  if (!held || held == ATTACHING)
+    return NULL;
+  last_used.serial = pool->serial;
+  last_used.context = held;
+  return held;
 }
 
 /* The key's destructor: the thread is exiting, so it gives its context back
- * for the next new thread (or a closer) to claim. */
+ * for the next new thread (or a closer) to claim. A configure callback that
+ * ends its thread (pthread_exit) leaves ATTACHING here; that is documented
+ * as undefined and leaks the unpublished library. */
 static void on_thread_exit(void *held) {
+  thread_exiting = true;
+  if (last_used.context == held)
+    last_used.serial = 0;
   if (held != ATTACHING)
     ftpool__context_release(held);
 }
@@ -57,63 +88,100 @@ static ftpool_status new_context(struct per_thread_pool *pool,
   return FTPOOL_OK;
 }
 
-/* The slow path of a thread's first call: reuse a FREE context, else make
- * one. The configure callback runs here, with no lock held and nobody
- * waiting for it. */
-static ftpool_status attach(struct per_thread_pool *pool,
-                            struct context **out) {
-  /* Reserves the thread's slot before anything is claimed, so the only
-   * setspecific that can fail (allocating the slot) fails first. */
-  if (pthread_setspecific(pool->key, ATTACHING) != 0)
-    return ftpool__fail(FTPOOL_ERR_THREAD);
+/* Claims a FREE context, or makes one. The configure callback runs here, with
+ * no lock held and nobody waiting for it. */
+static ftpool_status claim_or_create(struct per_thread_pool *pool,
+                                     struct context **out) {
   struct context *c = ftpool__registry_claim_free(&pool->registry);
-  if (c) {
-    counter_bump_single_writer(&c->recycled);
-  } else {
-    ftpool_status status = new_context(pool, &c);
-    if (status != FTPOOL_OK) {
-      pthread_setspecific(pool->key, NULL);
-      return status;
-    }
-  }
-  pthread_setspecific(pool->key, c);
+  if (!c)
+    return new_context(pool, out);
+  counter_bump_single_writer(&c->recycled);
   *out = c;
   return FTPOOL_OK;
 }
 
-static ftpool_status own_context(struct per_thread_pool *pool,
-                                 struct context **out) {
-  void *held = pthread_getspecific(pool->key);
-  if (held == ATTACHING)
+/* The slow path of a thread's first call: claim a context and bind it to the
+ * thread until the thread exits. */
+static ftpool_status attach(struct per_thread_pool *pool,
+                            struct context **out) {
+  /* Reserves the thread's slot before anything is claimed, so the only
+   * setspecific that can fail (allocating the slot) fails first; the two
+   * below reuse the slot and cannot fail. */
+  if (pthread_setspecific(pool->key, ATTACHING) != 0)
+    return ftpool__fail(FTPOOL_ERR_THREAD);
+  struct context *c;
+  ftpool_status status = claim_or_create(pool, &c);
+  pthread_setspecific(pool->key, status == FTPOOL_OK ? c : NULL);
+  if (status == FTPOOL_OK)
+    *out = c;
+  return status;
+}
+
+/*
+ * The context the caller may use for one operation, when the thread holds
+ * none it can find in last_used. *borrowed is set when the thread is exiting:
+ * the context is claimed for this operation only, and the caller must release
+ * it after, since no destructor would.
+ */
+__attribute__((noinline)) static ftpool_status
+own_context_slow(struct per_thread_pool *pool, struct context **out,
+                 bool *borrowed) {
+  struct context *c = held_context(pool);
+  if (c) {
+    ftpool__context_drain(c);
+    *out = c;
+    return FTPOOL_OK;
+  }
+  if (pthread_getspecific(pool->key) == ATTACHING)
     return ftpool__fail(FTPOOL_ERR_REENTRANT);
-  struct context *c = held;
-  if (!c)
-    return attach(pool, out);
-  ftpool__context_drain(c);
-  *out = c;
+  if (thread_exiting) {
+    *borrowed = true;
+    return claim_or_create(pool, out);
+  }
+  return attach(pool, out);
+}
+
+/* The hot path of every owner call: one TLS compare, one relaxed load. */
+static inline ftpool_status own_context(struct per_thread_pool *pool,
+                                        struct context **out, bool *borrowed) {
+  *borrowed = false;
+  if (last_used.serial != pool->serial)
+    return own_context_slow(pool, out, borrowed);
+  *out = last_used.context;
+  ftpool__context_drain(*out);
   return FTPOOL_OK;
 }
 
 static ftpool_status pt_library(ftpool *base, FT_Library *library) {
   struct context *c;
-  ftpool_status status = own_context(as_per_thread(base), &c);
-  if (status == FTPOOL_OK)
-    *library = c->library;
-  return status;
+  bool borrowed;
+  ftpool_status status = own_context(as_per_thread(base), &c, &borrowed);
+  if (status != FTPOOL_OK)
+    return status;
+  if (borrowed) {
+    /* A library the thread would not hold after this call is no use. */
+    ftpool__context_release(c);
+    return ftpool__fail(FTPOOL_ERR_THREAD);
+  }
+  *library = c->library;
+  return FTPOOL_OK;
 }
 
 static ftpool_status pt_open(ftpool *base, const FT_Open_Args *args,
                              FT_Long face_index, struct face_rec *rec) {
   struct context *c;
-  ftpool_status status = own_context(as_per_thread(base), &c);
+  bool borrowed;
+  ftpool_status status = own_context(as_per_thread(base), &c, &borrowed);
   if (status != FTPOOL_OK)
     return status;
   FT_Error error = FT_Open_Face(c->library, args, face_index, &rec->face);
-  if (error)
-    return ftpool__fail_freetype(error, face_index != 0);
-  rec->owner = c;
-  counter_bump_single_writer(&c->opened);
-  return FTPOOL_OK;
+  if (!error) {
+    rec->owner = c;
+    counter_bump_single_writer(&c->opened);
+  }
+  if (borrowed)
+    ftpool__context_release(c);
+  return error ? ftpool__fail_freetype(error, face_index != 0) : FTPOOL_OK;
 }
 
 static void pt_close(ftpool *base, struct face_rec *rec) {
@@ -133,6 +201,14 @@ static void pt_collect(ftpool *base) {
     ftpool__context_drain(self);
 }
 
+static size_t open_in(struct context *c) {
+  /* Read apart from `opened`, so a face opened and closed in between could
+   * make a plain difference negative. */
+  size_t closed = counter_load_relaxed(&c->closed);
+  size_t opened = counter_load_relaxed(&c->opened);
+  return opened > closed ? opened - closed : 0;
+}
+
 static void pt_stats(ftpool *base, ftpool_stats *s) {
   for (struct context *c =
            ftpool__registry_first(&as_per_thread(base)->registry);
@@ -143,10 +219,10 @@ static void pt_stats(ftpool *base, ftpool_stats *s) {
     s->contexts_adopted += counter_load_relaxed(&c->adopted);
     s->faces_opened += counter_load_relaxed(&c->opened);
     s->faces_closed += counter_load_relaxed(&c->closed);
+    s->faces_open += open_in(c);
     s->closes_deferred += counter_load_relaxed(&c->deferred);
     s->closes_drained += counter_load_relaxed(&c->drained);
   }
-  s->faces_open = s->faces_opened - s->faces_closed;
 }
 
 /* No other call may overlap this one, so every context is ours: drain its
@@ -181,6 +257,7 @@ ftpool_status ftpool__per_thread_create(const ftpool_config *config,
   if (!pool)
     return ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
   ftpool__pool_init_header(&pool->base, &per_thread_backend, config);
+  pool->serial = counter_add_relaxed(&pools_created, 1);
   ftpool__registry_init(&pool->registry);
   if (pthread_key_create(&pool->key, on_thread_exit) != 0) {
     ftpool__memory_free(config->memory, pool);

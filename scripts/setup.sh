@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the build, the tests and the benchmarks need,
-# if any is missing. Safe to run again; does nothing when all are present.
+# Installs the Debian packages the build and the tests need (and, with
+# `bench`, what the benchmarks need too), if any is missing. Safe to run
+# again; does nothing when all are present.
+# Usage: scripts/setup.sh [bench]
 set -euo pipefail
 
 packages=(
   bazel-bootstrap bazel-rules-java bazel-platforms
   gcc g++ binutils
   libfreetype-dev libgtest-dev libbenchmark-dev
-  fonts-dejavu-core fonts-dejavu-extra
-  python3 python3-matplotlib
+  fonts-dejavu-core
 )
+if [ "${1:-}" = bench ]; then
+  # A large CJK collection, where the cost of opening grows with size.
+  packages+=(fonts-noto-cjk python3 python3-matplotlib)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

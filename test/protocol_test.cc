@@ -3,7 +3,9 @@
 // exited owner's context, and recycling contexts across thread churn.
 #include <condition_variable>
 #include <mutex>
+#include <pthread.h>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -166,6 +168,63 @@ TEST_F(ProtocolTest, NewThreadTakesOverAnExitedThreadsContextAndFaces) {
   EXPECT_EQ(s.contexts_adopted, 0u);
   EXPECT_EQ(s.closes_deferred, 0u);
   EXPECT_EQ(s.faces_open, 0u);
+}
+
+// Another library's thread-specific destructor may call into the pool after
+// ftpool's own destructor has run, in every round libc makes, the last one
+// too. Nothing may stay held then, or closes posted to it would never run.
+struct LateCaller {
+  ftpool *pool;
+  pthread_key_t key;
+  std::mutex mutex;
+  std::vector<FT_Face> faces;
+  std::vector<ftpool_status> library_status;
+};
+LateCaller *late;
+
+void LateDestructor(void *arg) {
+  intptr_t round = reinterpret_cast<intptr_t>(arg);
+  FT_Face face = nullptr;
+  FT_Library library;
+  ftpool_status open = ftpool_open_file(late->pool, kSans, 0, &face);
+  ftpool_status lib = ftpool_library(late->pool, &library);
+  {
+    std::lock_guard<std::mutex> lock(late->mutex);
+    if (open == FTPOOL_OK)
+      late->faces.push_back(face);
+    late->library_status.push_back(lib);
+  }
+  if (round < PTHREAD_DESTRUCTOR_ITERATIONS)
+    pthread_setspecific(late->key, reinterpret_cast<void *>(round + 1));
+}
+
+void *LateThread(void *) {
+  FT_Face face;
+  if (ftpool_open_file(late->pool, kSans, 0, &face) == FTPOOL_OK)
+    ftpool_close(late->pool, face);
+  pthread_setspecific(late->key, reinterpret_cast<void *>(1));
+  return nullptr;
+}
+
+TEST_F(ProtocolTest, CallsFromLateDestructorsLeaveNothingHeld) {
+  LateCaller caller;
+  caller.pool = pool_; // its key is older, so its destructor runs first
+  ASSERT_EQ(pthread_key_create(&caller.key, LateDestructor), 0);
+  late = &caller;
+  pthread_t thread;
+  ASSERT_EQ(pthread_create(&thread, nullptr, LateThread, nullptr), 0);
+  pthread_join(thread, nullptr);
+  pthread_key_delete(caller.key);
+
+  ASSERT_EQ(caller.faces.size(), size_t{PTHREAD_DESTRUCTOR_ITERATIONS});
+  for (ftpool_status s : caller.library_status)
+    EXPECT_EQ(s, FTPOOL_ERR_THREAD); // a library it could not keep
+  EXPECT_EQ(Stats(pool_).contexts_owned, 0u);
+  for (FT_Face f : caller.faces)
+    ASSERT_EQ(ftpool_close(pool_, f), FTPOOL_OK);
+  ftpool_stats s = Stats(pool_);
+  EXPECT_EQ(s.faces_open, 0u);
+  EXPECT_EQ(s.closes_deferred, 0u);
 }
 
 // 10,000 short-lived threads, at most two alive at once, each opening a face

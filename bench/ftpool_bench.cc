@@ -1,0 +1,416 @@
+// ftpool against the alternatives, side by side in one binary and one run.
+//
+// Variants:
+//   per_thread    ftpool's per-thread backend
+//   shared_mutex  ftpool's shared-mutex backend (the design Pillow shipped)
+//   raw           the limit: a private FT_Library per thread, no pool at all
+//   naive         FT_Init_FreeType / FT_Done_FreeType around every operation
+//
+// Workloads (items are faces, or renders, or library look-ups):
+//   mem_open_close     open a face from memory, close it
+//   file_open_close    open a face from a path, close it
+//   open_render_close  open from a path, 24 px, render 16 characters, close
+//   render_only        render 16 characters on a face opened before timing
+//   cross_close        open, hand the face to a shared slot, close the one
+//                      found there (mostly another thread's)
+//   thread_churn       start a thread that opens and closes one face, join it
+//   get_library        get the calling thread's FT_Library
+//
+// Run through scripts/compare.sh, which prints the comparison table.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "ftpool.h"
+
+namespace {
+
+struct Font {
+  const char *name;
+  const char *path;
+  std::vector<unsigned char> bytes;
+};
+
+const char kText[] = "Sphinx of quartz"; // 16 characters
+
+std::vector<Font> &Fonts() {
+  static std::vector<Font> fonts = [] {
+    std::vector<Font> found;
+    const Font candidates[] = {
+        {"dejavu", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", {}},
+        {"noto_cjk",
+         "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+         {}},
+    };
+    for (const Font &c : candidates) {
+      std::ifstream in(c.path, std::ios::binary);
+      if (!in)
+        continue;
+      Font f = c;
+      f.bytes.assign(std::istreambuf_iterator<char>(in), {});
+      found.push_back(std::move(f));
+    }
+    return found;
+  }();
+  return fonts;
+}
+
+enum class Variant { kPerThread, kSharedMutex, kRaw, kNaive };
+
+const char *Name(Variant v) {
+  switch (v) {
+  case Variant::kPerThread:
+    return "per_thread";
+  case Variant::kSharedMutex:
+    return "shared_mutex";
+  case Variant::kRaw:
+    return "raw";
+  case Variant::kNaive:
+    return "naive";
+  }
+  return "?";
+}
+
+ftpool *pools[2]; // per_thread, shared_mutex: created in main, never freed
+
+ftpool *Pool(Variant v) { return pools[v == Variant::kPerThread ? 0 : 1]; }
+
+void Check(bool ok, const char *what) {
+  if (!ok) {
+    std::fprintf(stderr, "benchmark setup failed: %s\n", what);
+    std::abort();
+  }
+}
+
+// One benchmark thread's way of opening and closing faces.
+class Client {
+public:
+  virtual ~Client() = default;
+  virtual FT_Face OpenMemory(const Font &f) = 0;
+  virtual FT_Face OpenFile(const Font &f) = 0;
+  virtual void Close(FT_Face face) = 0;
+  virtual FT_Library Library() = 0;
+};
+
+class PoolClient : public Client {
+public:
+  explicit PoolClient(ftpool *pool) : pool_(pool) {
+    FT_Library library; // the thread's first call, outside the timing
+    Check(ftpool_library(pool_, &library) == FTPOOL_OK, "ftpool_library");
+  }
+  FT_Face OpenMemory(const Font &f) override {
+    FT_Face face = nullptr;
+    ftpool_open_memory(pool_, f.bytes.data(), f.bytes.size(), 0, &face);
+    return face;
+  }
+  FT_Face OpenFile(const Font &f) override {
+    FT_Face face = nullptr;
+    ftpool_open_file(pool_, f.path, 0, &face);
+    return face;
+  }
+  void Close(FT_Face face) override { ftpool_close(pool_, face); }
+  FT_Library Library() override {
+    FT_Library library = nullptr;
+    ftpool_library(pool_, &library);
+    return library;
+  }
+
+private:
+  ftpool *pool_;
+};
+
+thread_local FT_Library raw_library;
+
+class RawClient : public Client {
+public:
+  RawClient() { Check(FT_Init_FreeType(&raw_library) == 0, "FT_Init"); }
+  ~RawClient() override { FT_Done_FreeType(raw_library); }
+  FT_Face OpenMemory(const Font &f) override {
+    FT_Face face = nullptr;
+    FT_New_Memory_Face(raw_library, f.bytes.data(),
+                       static_cast<FT_Long>(f.bytes.size()), 0, &face);
+    return face;
+  }
+  FT_Face OpenFile(const Font &f) override {
+    FT_Face face = nullptr;
+    FT_New_Face(raw_library, f.path, 0, &face);
+    return face;
+  }
+  void Close(FT_Face face) override { FT_Done_Face(face); }
+  FT_Library Library() override { return raw_library; }
+};
+
+// Every face gets a library of its own, kept in face->generic.data.
+class NaiveClient : public Client {
+public:
+  FT_Face OpenMemory(const Font &f) override {
+    FT_Library library;
+    if (FT_Init_FreeType(&library))
+      return nullptr;
+    FT_Face face = nullptr;
+    FT_New_Memory_Face(library, f.bytes.data(),
+                       static_cast<FT_Long>(f.bytes.size()), 0, &face);
+    return Keep(library, face);
+  }
+  FT_Face OpenFile(const Font &f) override {
+    FT_Library library;
+    if (FT_Init_FreeType(&library))
+      return nullptr;
+    FT_Face face = nullptr;
+    FT_New_Face(library, f.path, 0, &face);
+    return Keep(library, face);
+  }
+  void Close(FT_Face face) override {
+    FT_Library library = static_cast<FT_Library>(face->generic.data);
+    FT_Done_Face(face);
+    FT_Done_FreeType(library);
+  }
+  FT_Library Library() override {
+    FT_Library library;
+    FT_Init_FreeType(&library);
+    FT_Done_FreeType(library);
+    return library;
+  }
+
+private:
+  static FT_Face Keep(FT_Library library, FT_Face face) {
+    if (!face) {
+      FT_Done_FreeType(library);
+      return nullptr;
+    }
+    face->generic.data = library;
+    return face;
+  }
+};
+
+std::unique_ptr<Client> MakeClient(Variant v) {
+  switch (v) {
+  case Variant::kPerThread:
+  case Variant::kSharedMutex:
+    return std::make_unique<PoolClient>(Pool(v));
+  case Variant::kRaw:
+    return std::make_unique<RawClient>();
+  case Variant::kNaive:
+    return std::make_unique<NaiveClient>();
+  }
+  return nullptr;
+}
+
+void Render(FT_Face face) {
+  FT_Set_Pixel_Sizes(face, 0, 24);
+  for (const char *p = kText; *p; ++p)
+    FT_Load_Char(face, static_cast<unsigned char>(*p), FT_LOAD_RENDER);
+  benchmark::DoNotOptimize(face->glyph->bitmap.buffer);
+}
+
+// Google benchmark's own Threads() averages each thread's time from the
+// start barrier to its own last iteration; with more threads than cores,
+// early finishers make that average shorter than the wall time and the rate
+// too high. So each benchmark iteration starts its own threads, splits a
+// fixed number of operations among them, and reports the wall time from the
+// start signal to the last thread's last operation (manual time).
+struct Worker {
+  Client &client;
+  const Font &font;
+  int index;
+  FT_Face face; // opened before timing, with Prepared::kFace
+};
+
+enum class Prepared { kNothing, kFace };
+
+template <typename Op>
+void RunOnThreads(benchmark::State &state, Variant v, const Font *font,
+                  int64_t total_ops, Op op,
+                  Prepared prepared = Prepared::kNothing) {
+  using Clock = std::chrono::steady_clock;
+  const int threads = static_cast<int>(state.range(0));
+  const int64_t per_thread = (total_ops + threads - 1) / threads;
+  std::atomic<bool> failed{false};
+  for (auto _ : state) {
+    std::atomic<int> ready{0};
+    std::atomic<bool> go{false};
+    std::vector<Clock::time_point> done(threads);
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        std::unique_ptr<Client> client = MakeClient(v);
+        Worker w{*client, *font, t, nullptr};
+        if (prepared == Prepared::kFace &&
+            !(w.face = client->OpenMemory(*font)))
+          failed = true;
+        ready++;
+        while (!go.load(std::memory_order_acquire))
+          std::this_thread::yield();
+        for (int64_t i = 0; i < per_thread && !failed; ++i)
+          if (!op(w, i))
+            failed = true;
+        done[t] = Clock::now();
+        if (w.face)
+          client->Close(w.face);
+      });
+    }
+    while (ready.load() < threads)
+      std::this_thread::yield();
+    Clock::time_point start = Clock::now();
+    go.store(true, std::memory_order_release);
+    for (std::thread &t : pool)
+      t.join();
+    Clock::time_point last = *std::max_element(done.begin(), done.end());
+    state.SetIterationTime(std::chrono::duration<double>(last - start).count());
+  }
+  if (failed)
+    state.SkipWithError("an operation failed (could not open the font?)");
+  state.SetItemsProcessed(state.iterations() * per_thread * threads);
+}
+
+void MemOpenClose(benchmark::State &state, Variant v, const Font *f) {
+  RunOnThreads(state, v, f, 1000, [](Worker &w, int64_t) {
+    FT_Face face = w.client.OpenMemory(w.font);
+    if (face)
+      w.client.Close(face);
+    return face != nullptr;
+  });
+}
+
+void FileOpenClose(benchmark::State &state, Variant v, const Font *f) {
+  RunOnThreads(state, v, f, 300, [](Worker &w, int64_t) {
+    FT_Face face = w.client.OpenFile(w.font);
+    if (face)
+      w.client.Close(face);
+    return face != nullptr;
+  });
+}
+
+void OpenRenderClose(benchmark::State &state, Variant v, const Font *f) {
+  RunOnThreads(state, v, f, 100, [](Worker &w, int64_t) {
+    FT_Face face = w.client.OpenFile(w.font);
+    if (!face)
+      return false;
+    Render(face);
+    w.client.Close(face);
+    return true;
+  });
+}
+
+void RenderOnly(benchmark::State &state, Variant v, const Font *f) {
+  RunOnThreads(
+      state, v, f, 200,
+      [](Worker &w, int64_t) {
+        Render(w.face);
+        return true;
+      },
+      Prepared::kFace);
+}
+
+// Faces cross between threads through these slots; what a run leaves is
+// closed by the next run of the same variant (pools live for the process).
+constexpr int kSlots = 64;
+std::atomic<FT_Face> cross_slots[4][kSlots];
+
+void CrossClose(benchmark::State &state, Variant v, const Font *f) {
+  std::atomic<FT_Face> *slots = cross_slots[static_cast<int>(v)];
+  RunOnThreads(state, v, f, 1000, [slots](Worker &w, int64_t i) {
+    FT_Face face = w.client.OpenMemory(w.font);
+    if (!face)
+      return false;
+    unsigned slot = static_cast<unsigned>(w.index * 7919 + i * 31) % kSlots;
+    if (FT_Face old = slots[slot].exchange(face))
+      w.client.Close(old);
+    return true;
+  });
+}
+
+void ThreadChurn(benchmark::State &state, Variant v, const Font *f) {
+  RunOnThreads(state, v, f, 200, [v](Worker &w, int64_t) {
+    bool ok = false;
+    std::thread([&] {
+      std::unique_ptr<Client> client = MakeClient(v);
+      FT_Face face = client->OpenMemory(w.font);
+      ok = face != nullptr;
+      if (face)
+        client->Close(face);
+    }).join();
+    return ok;
+  });
+}
+
+void GetLibrary(benchmark::State &state, Variant v, const Font *f) {
+  RunOnThreads(state, v, f, v == Variant::kNaive ? 5000 : 2000000,
+               [](Worker &w, int64_t) {
+                 benchmark::DoNotOptimize(w.client.Library());
+                 return true;
+               });
+}
+
+using Workload = void (*)(benchmark::State &, Variant, const Font *);
+
+struct WorkloadSpec {
+  const char *name;
+  Workload run;
+  bool every_font;
+  bool has_raw; // raw per-thread libraries cannot close across threads
+};
+
+void RegisterAll() {
+  const WorkloadSpec workloads[] = {
+      {"mem_open_close", MemOpenClose, true, true},
+      {"file_open_close", FileOpenClose, true, true},
+      {"open_render_close", OpenRenderClose, true, true},
+      {"render_only", RenderOnly, false, true},
+      {"cross_close", CrossClose, false, false},
+      {"thread_churn", ThreadChurn, false, true},
+      {"get_library", GetLibrary, false, true},
+  };
+  const Variant variants[] = {Variant::kPerThread, Variant::kSharedMutex,
+                              Variant::kRaw, Variant::kNaive};
+  for (const WorkloadSpec &w : workloads) {
+    for (const Font &font : Fonts()) {
+      if (!w.every_font && &font != &Fonts().front())
+        continue;
+      for (int threads : {1, 2, 4, 8, 16}) {
+        for (Variant v : variants) {
+          if (v == Variant::kRaw && !w.has_raw)
+            continue;
+          std::string name =
+              std::string(w.name) + "/" + font.name + "/" + Name(v);
+          benchmark::RegisterBenchmark(name.c_str(), w.run, v, &font)
+              ->Arg(threads)
+              ->ArgName("threads")
+              ->UseManualTime();
+        }
+      }
+    }
+  }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (Fonts().empty()) {
+    std::fprintf(stderr, "no fonts found; run scripts/setup.sh\n");
+    return 1;
+  }
+  ftpool_config config;
+  ftpool_config_init(&config);
+  config.backend = FTPOOL_BACKEND_PER_THREAD;
+  Check(ftpool_create(&config, &pools[0]) == FTPOOL_OK, "per-thread pool");
+  config.backend = FTPOOL_BACKEND_SHARED_MUTEX;
+  Check(ftpool_create(&config, &pools[1]) == FTPOOL_OK, "shared-mutex pool");
+  RegisterAll();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv))
+    return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

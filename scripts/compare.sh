@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The main job: builds the benchmarks, runs ftpool's per-thread and
+# shared-mutex backends against raw FreeType and the naive way, side by side,
+# and prints the comparison. Installs what is missing first.
+# Usage: scripts/compare.sh [--quick]   (--quick: under a minute, noisier)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=full
+case "${1:-}" in
+  --quick) mode=quick ;;
+  "") ;;
+  *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
+esac
+
+scripts/setup.sh bench
+echo "== building the benchmarks (bazel build -c opt //bench:ftpool_bench)"
+bazel build -c opt //bench:ftpool_bench
+
+out="results/$(date +%Y%m%d-%H%M%S)-$mode"
+mkdir -p "$out"
+if [ "$mode" = quick ]; then
+  flags=(--benchmark_min_time=0.02)
+else
+  flags=(--benchmark_min_time=0.2 --benchmark_repetitions=3
+         --benchmark_report_aggregates_only=true)
+fi
+total=$(bazel-bin/bench/ftpool_bench --benchmark_list_tests | wc -l)
+echo "== running $total benchmarks ($mode); one line each as they finish"
+bazel-bin/bench/ftpool_bench "${flags[@]}" \
+  --benchmark_out="$out/bench.json" --benchmark_out_format=json
+echo
+/usr/bin/python3 bench/compare.py "$out/bench.json"
