@@ -26,6 +26,12 @@
  *   - overwriting face->generic, which the pool uses to find a face's owner
  *     (so do not use HarfBuzz's hb_ft_face_create_cached on pool faces; use
  *     hb_ft_font_create_referenced);
+ *   - FT_Reference_Library or FT_Done_Library on a pool's library;
+ *   - leaving the configure callback other than by returning (pthread_exit,
+ *     longjmp, cancellation);
+ *   - fork() while another thread is inside a pool call (in the child, the
+ *     contexts other threads held stay held: their faces can still be closed,
+ *     but those closes are carried out only by ftpool_destroy);
  *   - any call on a pool after ftpool_destroy.
  *
  * Every function that can fail returns an ftpool_status; ftpool_strerror
@@ -85,7 +91,8 @@ typedef FT_Error (*ftpool_configure_fn)(FT_Library library, void *arg);
 typedef struct ftpool_config {
   ftpool_backend backend;
   /* Allocator for every library and for the pool's own structures; NULL for
-   * malloc. It must be thread-safe and outlive the pool. */
+   * malloc. It must be thread-safe, return memory aligned as malloc's, and
+   * outlive the pool. */
   FT_Memory memory;
   ftpool_configure_fn configure; /* may be NULL */
   void *configure_arg;
@@ -133,6 +140,9 @@ ftpool_status ftpool_default(ftpool **pool);
  * The calling thread's FT_Library (per-thread backend), created on the
  * thread's first call; with the shared-mutex backend, the one shared library,
  * which is only safe to use for calls that do not create or destroy faces.
+ * Fails with FTPOOL_ERR_THREAD when called from a thread-specific data
+ * destructor after the pool's own has run (the thread is exiting and could
+ * not keep the library); opening and closing faces still work there.
  */
 ftpool_status ftpool_library(ftpool *pool, FT_Library *library);
 

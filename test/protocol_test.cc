@@ -173,6 +173,14 @@ TEST_F(ProtocolTest, NewThreadTakesOverAnExitedThreadsContextAndFaces) {
 // Another library's thread-specific destructor may call into the pool after
 // ftpool's own destructor has run, in every round libc makes, the last one
 // too. Nothing may stay held then, or closes posted to it would never run.
+#ifdef __SANITIZE_THREAD__
+// TSan tears down its per-thread state in the last destructor round, so
+// instrumented code cannot run in that round; the other builds cover it.
+constexpr intptr_t kLateRounds = PTHREAD_DESTRUCTOR_ITERATIONS - 1;
+#else
+constexpr intptr_t kLateRounds = PTHREAD_DESTRUCTOR_ITERATIONS;
+#endif
+
 struct LateCaller {
   ftpool *pool;
   pthread_key_t key;
@@ -194,7 +202,7 @@ void LateDestructor(void *arg) {
       late->faces.push_back(face);
     late->library_status.push_back(lib);
   }
-  if (round < PTHREAD_DESTRUCTOR_ITERATIONS)
+  if (round < kLateRounds)
     pthread_setspecific(late->key, reinterpret_cast<void *>(round + 1));
 }
 
@@ -216,7 +224,7 @@ TEST_F(ProtocolTest, CallsFromLateDestructorsLeaveNothingHeld) {
   pthread_join(thread, nullptr);
   pthread_key_delete(caller.key);
 
-  ASSERT_EQ(caller.faces.size(), size_t{PTHREAD_DESTRUCTOR_ITERATIONS});
+  ASSERT_EQ(caller.faces.size(), size_t{kLateRounds});
   for (ftpool_status s : caller.library_status)
     EXPECT_EQ(s, FTPOOL_ERR_THREAD); // a library it could not keep
   EXPECT_EQ(Stats(pool_).contexts_owned, 0u);
@@ -243,8 +251,9 @@ TEST_F(ProtocolTest, ThreadChurnRecyclesContexts) {
                 FTPOOL_OK);
       FT_Face left = slots[i % 2];
       slots[i % 2] = face;
-      if (left)
+      if (left) {
         ASSERT_EQ(ftpool_close(pool_, left), FTPOOL_OK);
+      }
     });
     if (previous.joinable())
       previous.join();
