@@ -13,6 +13,9 @@ import os
 import sys
 
 VARIANTS = ["per_thread", "shared_mutex", "raw", "naive"]
+WORKLOADS = ["mem_open_close", "file_open_close", "open_render_close",
+             "render_only", "cross_close", "thread_churn", "get_library"]
+FONTS = ["dejavu", "noto_cjk"]
 
 
 def load(path):
@@ -32,7 +35,9 @@ def load(path):
         workload, font, variant, threads = b["run_name"].split("/")[:4]
         threads = int(threads.split(":")[1])
         runs[(workload, font)][threads][variant] = b["items_per_second"]
-    return context, runs
+    ordered = sorted(runs.items(), key=lambda item: (
+        WORKLOADS.index(item[0][0]), FONTS.index(item[0][1])))
+    return context, dict(ordered)
 
 
 def human(rate):

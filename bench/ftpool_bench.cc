@@ -21,9 +21,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <string>
 #include <thread>
@@ -31,194 +28,19 @@
 
 #include <benchmark/benchmark.h>
 
-#include "ftpool.h"
+#include "bench/clients.h"
 
+namespace ftpool_bench {
 namespace {
-
-struct Font {
-  const char *name;
-  const char *path;
-  std::vector<unsigned char> bytes;
-};
-
-const char kText[] = "Sphinx of quartz"; // 16 characters
-
-std::vector<Font> &Fonts() {
-  static std::vector<Font> fonts = [] {
-    std::vector<Font> found;
-    const Font candidates[] = {
-        {"dejavu", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", {}},
-        {"noto_cjk",
-         "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
-         {}},
-    };
-    for (const Font &c : candidates) {
-      std::ifstream in(c.path, std::ios::binary);
-      if (!in)
-        continue;
-      Font f = c;
-      f.bytes.assign(std::istreambuf_iterator<char>(in), {});
-      found.push_back(std::move(f));
-    }
-    return found;
-  }();
-  return fonts;
-}
-
-enum class Variant { kPerThread, kSharedMutex, kRaw, kNaive };
-
-const char *Name(Variant v) {
-  switch (v) {
-  case Variant::kPerThread:
-    return "per_thread";
-  case Variant::kSharedMutex:
-    return "shared_mutex";
-  case Variant::kRaw:
-    return "raw";
-  case Variant::kNaive:
-    return "naive";
-  }
-  return "?";
-}
-
-ftpool *pools[2]; // per_thread, shared_mutex: created in main, never freed
-
-ftpool *Pool(Variant v) { return pools[v == Variant::kPerThread ? 0 : 1]; }
-
-void Check(bool ok, const char *what) {
-  if (!ok) {
-    std::fprintf(stderr, "benchmark setup failed: %s\n", what);
-    std::abort();
-  }
-}
-
-// One benchmark thread's way of opening and closing faces.
-class Client {
-public:
-  virtual ~Client() = default;
-  virtual FT_Face OpenMemory(const Font &f) = 0;
-  virtual FT_Face OpenFile(const Font &f) = 0;
-  virtual void Close(FT_Face face) = 0;
-  virtual FT_Library Library() = 0;
-};
-
-class PoolClient : public Client {
-public:
-  explicit PoolClient(ftpool *pool) : pool_(pool) {
-    FT_Library library; // the thread's first call, outside the timing
-    Check(ftpool_library(pool_, &library) == FTPOOL_OK, "ftpool_library");
-  }
-  FT_Face OpenMemory(const Font &f) override {
-    FT_Face face = nullptr;
-    ftpool_open_memory(pool_, f.bytes.data(), f.bytes.size(), 0, &face);
-    return face;
-  }
-  FT_Face OpenFile(const Font &f) override {
-    FT_Face face = nullptr;
-    ftpool_open_file(pool_, f.path, 0, &face);
-    return face;
-  }
-  void Close(FT_Face face) override { ftpool_close(pool_, face); }
-  FT_Library Library() override {
-    FT_Library library = nullptr;
-    ftpool_library(pool_, &library);
-    return library;
-  }
-
-private:
-  ftpool *pool_;
-};
-
-thread_local FT_Library raw_library;
-
-class RawClient : public Client {
-public:
-  RawClient() { Check(FT_Init_FreeType(&raw_library) == 0, "FT_Init"); }
-  ~RawClient() override { FT_Done_FreeType(raw_library); }
-  FT_Face OpenMemory(const Font &f) override {
-    FT_Face face = nullptr;
-    FT_New_Memory_Face(raw_library, f.bytes.data(),
-                       static_cast<FT_Long>(f.bytes.size()), 0, &face);
-    return face;
-  }
-  FT_Face OpenFile(const Font &f) override {
-    FT_Face face = nullptr;
-    FT_New_Face(raw_library, f.path, 0, &face);
-    return face;
-  }
-  void Close(FT_Face face) override { FT_Done_Face(face); }
-  FT_Library Library() override { return raw_library; }
-};
-
-// Every face gets a library of its own, kept in face->generic.data.
-class NaiveClient : public Client {
-public:
-  FT_Face OpenMemory(const Font &f) override {
-    FT_Library library;
-    if (FT_Init_FreeType(&library))
-      return nullptr;
-    FT_Face face = nullptr;
-    FT_New_Memory_Face(library, f.bytes.data(),
-                       static_cast<FT_Long>(f.bytes.size()), 0, &face);
-    return Keep(library, face);
-  }
-  FT_Face OpenFile(const Font &f) override {
-    FT_Library library;
-    if (FT_Init_FreeType(&library))
-      return nullptr;
-    FT_Face face = nullptr;
-    FT_New_Face(library, f.path, 0, &face);
-    return Keep(library, face);
-  }
-  void Close(FT_Face face) override {
-    FT_Library library = static_cast<FT_Library>(face->generic.data);
-    FT_Done_Face(face);
-    FT_Done_FreeType(library);
-  }
-  FT_Library Library() override {
-    FT_Library library;
-    FT_Init_FreeType(&library);
-    FT_Done_FreeType(library);
-    return library;
-  }
-
-private:
-  static FT_Face Keep(FT_Library library, FT_Face face) {
-    if (!face) {
-      FT_Done_FreeType(library);
-      return nullptr;
-    }
-    face->generic.data = library;
-    return face;
-  }
-};
-
-std::unique_ptr<Client> MakeClient(Variant v) {
-  switch (v) {
-  case Variant::kPerThread:
-  case Variant::kSharedMutex:
-    return std::make_unique<PoolClient>(Pool(v));
-  case Variant::kRaw:
-    return std::make_unique<RawClient>();
-  case Variant::kNaive:
-    return std::make_unique<NaiveClient>();
-  }
-  return nullptr;
-}
-
-void Render(FT_Face face) {
-  FT_Set_Pixel_Sizes(face, 0, 24);
-  for (const char *p = kText; *p; ++p)
-    FT_Load_Char(face, static_cast<unsigned char>(*p), FT_LOAD_RENDER);
-  benchmark::DoNotOptimize(face->glyph->bitmap.buffer);
-}
 
 // Google benchmark's own Threads() averages each thread's time from the
 // start barrier to its own last iteration; with more threads than cores,
 // early finishers make that average shorter than the wall time and the rate
 // too high. So each benchmark iteration starts its own threads, splits a
 // fixed number of operations among them, and reports the wall time from the
-// start signal to the last thread's last operation (manual time).
+// start signal to the last thread's last operation (manual time). The
+// operation counts below make one iteration about 40 ms on one thread, so the
+// last thread's scheduling delay is a small part of it.
 struct Worker {
   Client &client;
   const Font &font;
@@ -234,7 +56,8 @@ void RunOnThreads(benchmark::State &state, Variant v, const Font *font,
                   Prepared prepared = Prepared::kNothing) {
   using Clock = std::chrono::steady_clock;
   const int threads = static_cast<int>(state.range(0));
-  const int64_t per_thread = (total_ops + threads - 1) / threads;
+  const int64_t per_thread =
+      std::max<int64_t>(1, (total_ops + threads - 1) / threads);
   std::atomic<bool> failed{false};
   for (auto _ : state) {
     std::atomic<int> ready{0};
@@ -274,7 +97,7 @@ void RunOnThreads(benchmark::State &state, Variant v, const Font *font,
 }
 
 void MemOpenClose(benchmark::State &state, Variant v, const Font *f) {
-  RunOnThreads(state, v, f, 1000, [](Worker &w, int64_t) {
+  RunOnThreads(state, v, f, 4000 / f->open_cost, [](Worker &w, int64_t) {
     FT_Face face = w.client.OpenMemory(w.font);
     if (face)
       w.client.Close(face);
@@ -283,7 +106,7 @@ void MemOpenClose(benchmark::State &state, Variant v, const Font *f) {
 }
 
 void FileOpenClose(benchmark::State &state, Variant v, const Font *f) {
-  RunOnThreads(state, v, f, 300, [](Worker &w, int64_t) {
+  RunOnThreads(state, v, f, 1000 / f->open_cost, [](Worker &w, int64_t) {
     FT_Face face = w.client.OpenFile(w.font);
     if (face)
       w.client.Close(face);
@@ -292,19 +115,20 @@ void FileOpenClose(benchmark::State &state, Variant v, const Font *f) {
 }
 
 void OpenRenderClose(benchmark::State &state, Variant v, const Font *f) {
-  RunOnThreads(state, v, f, 100, [](Worker &w, int64_t) {
-    FT_Face face = w.client.OpenFile(w.font);
-    if (!face)
-      return false;
-    Render(face);
-    w.client.Close(face);
-    return true;
-  });
+  RunOnThreads(state, v, f, 250 / (1 + f->open_cost / 10),
+               [](Worker &w, int64_t) {
+                 FT_Face face = w.client.OpenFile(w.font);
+                 if (!face)
+                   return false;
+                 Render(face);
+                 w.client.Close(face);
+                 return true;
+               });
 }
 
 void RenderOnly(benchmark::State &state, Variant v, const Font *f) {
   RunOnThreads(
-      state, v, f, 200,
+      state, v, f, 600,
       [](Worker &w, int64_t) {
         Render(w.face);
         return true;
@@ -319,7 +143,7 @@ std::atomic<FT_Face> cross_slots[4][kSlots];
 
 void CrossClose(benchmark::State &state, Variant v, const Font *f) {
   std::atomic<FT_Face> *slots = cross_slots[static_cast<int>(v)];
-  RunOnThreads(state, v, f, 1000, [slots](Worker &w, int64_t i) {
+  RunOnThreads(state, v, f, 4000, [slots](Worker &w, int64_t i) {
     FT_Face face = w.client.OpenMemory(w.font);
     if (!face)
       return false;
@@ -331,7 +155,7 @@ void CrossClose(benchmark::State &state, Variant v, const Font *f) {
 }
 
 void ThreadChurn(benchmark::State &state, Variant v, const Font *f) {
-  RunOnThreads(state, v, f, 200, [v](Worker &w, int64_t) {
+  RunOnThreads(state, v, f, 800, [v](Worker &w, int64_t) {
     bool ok = false;
     std::thread([&] {
       std::unique_ptr<Client> client = MakeClient(v);
@@ -345,7 +169,7 @@ void ThreadChurn(benchmark::State &state, Variant v, const Font *f) {
 }
 
 void GetLibrary(benchmark::State &state, Variant v, const Font *f) {
-  RunOnThreads(state, v, f, v == Variant::kNaive ? 5000 : 2000000,
+  RunOnThreads(state, v, f, v == Variant::kNaive ? 20000 : 10000000,
                [](Worker &w, int64_t) {
                  benchmark::DoNotOptimize(w.client.Library());
                  return true;
@@ -371,14 +195,12 @@ void RegisterAll() {
       {"thread_churn", ThreadChurn, false, true},
       {"get_library", GetLibrary, false, true},
   };
-  const Variant variants[] = {Variant::kPerThread, Variant::kSharedMutex,
-                              Variant::kRaw, Variant::kNaive};
   for (const WorkloadSpec &w : workloads) {
     for (const Font &font : Fonts()) {
       if (!w.every_font && &font != &Fonts().front())
         continue;
       for (int threads : {1, 2, 4, 8, 16}) {
-        for (Variant v : variants) {
+        for (Variant v : kVariants) {
           if (v == Variant::kRaw && !w.has_raw)
             continue;
           std::string name =
@@ -395,17 +217,15 @@ void RegisterAll() {
 
 } // namespace
 
+} // namespace ftpool_bench
+
 int main(int argc, char **argv) {
+  using namespace ftpool_bench;
   if (Fonts().empty()) {
     std::fprintf(stderr, "no fonts found; run scripts/setup.sh\n");
     return 1;
   }
-  ftpool_config config;
-  ftpool_config_init(&config);
-  config.backend = FTPOOL_BACKEND_PER_THREAD;
-  Check(ftpool_create(&config, &pools[0]) == FTPOOL_OK, "per-thread pool");
-  config.backend = FTPOOL_BACKEND_SHARED_MUTEX;
-  Check(ftpool_create(&config, &pools[1]) == FTPOOL_OK, "shared-mutex pool");
+  CreatePools();
   RegisterAll();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))

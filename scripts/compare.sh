@@ -19,14 +19,18 @@ bazel build -c opt //bench:ftpool_bench
 
 out="results/$(date +%Y%m%d-%H%M%S)-$mode"
 mkdir -p "$out"
+# Repetitions run in random interleaved order, so that a noisy moment on a
+# shared machine hits every variant alike; the comparison takes the median.
 if [ "$mode" = quick ]; then
-  flags=(--benchmark_min_time=0.02)
+  repetitions=2
 else
-  flags=(--benchmark_min_time=0.2 --benchmark_repetitions=3
-         --benchmark_report_aggregates_only=true)
+  repetitions=9
 fi
+flags=(--benchmark_min_time=0.01 --benchmark_repetitions=$repetitions
+       --benchmark_enable_random_interleaving=true
+       --benchmark_report_aggregates_only=true)
 total=$(bazel-bin/bench/ftpool_bench --benchmark_list_tests | wc -l)
-echo "== running $total benchmarks ($mode); one line each as they finish"
+echo "== running $total benchmarks x $repetitions repetitions ($mode), interleaved"
 bazel-bin/bench/ftpool_bench "${flags[@]}" \
   --benchmark_out="$out/bench.json" --benchmark_out_format=json
 echo

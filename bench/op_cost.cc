@@ -1,0 +1,84 @@
+// Runs one workload single-threaded, n times, for counting instructions
+// under callgrind (bench/instructions.sh): the difference between two values
+// of n is the cost of n operations, free of setup and of machine noise.
+// Usage: op_cost VARIANT WORKLOAD FONT N
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "bench/clients.h"
+
+using namespace ftpool_bench;
+
+int main(int argc, char **argv) {
+  if (argc != 5) {
+    std::fprintf(stderr, "usage: %s VARIANT WORKLOAD FONT N\n", argv[0]);
+    return 2;
+  }
+  const std::string variant = argv[1], workload = argv[2], font_name = argv[3];
+  const long n = std::atol(argv[4]);
+  const Variant *v = nullptr;
+  for (const Variant &candidate : kVariants)
+    if (variant == Name(candidate))
+      v = &candidate;
+  const Font *font = nullptr;
+  for (const Font &f : Fonts())
+    if (font_name == f.name)
+      font = &f;
+  if (!v || !font) {
+    std::fprintf(stderr, "unknown variant or font\n");
+    return 2;
+  }
+  CreatePools();
+  auto client = MakeClient(*v);
+  FT_Face face = client->OpenMemory(*font); // warms the library's caches
+  if (!face)
+    return 1;
+  // Chosen before the loop, so the loop adds only an indirect call.
+  using Op = bool (*)(Client &, const Font &, FT_Face);
+  const struct {
+    const char *name;
+    Op op;
+  } ops[] = {
+      {"mem_open_close",
+       [](Client &c, const Font &f, FT_Face) {
+         FT_Face opened = c.OpenMemory(f);
+         c.Close(opened);
+         return opened != nullptr;
+       }},
+      {"file_open_close",
+       [](Client &c, const Font &f, FT_Face) {
+         FT_Face opened = c.OpenFile(f);
+         c.Close(opened);
+         return opened != nullptr;
+       }},
+      {"open_render_close",
+       [](Client &c, const Font &f, FT_Face) {
+         FT_Face opened = c.OpenFile(f);
+         Render(opened);
+         c.Close(opened);
+         return opened != nullptr;
+       }},
+      {"render_only",
+       [](Client &, const Font &, FT_Face open) {
+         Render(open);
+         return true;
+       }},
+      {"get_library",
+       [](Client &c, const Font &, FT_Face) { return c.Library() != nullptr; }},
+  };
+  Op op = nullptr;
+  for (const auto &candidate : ops)
+    if (workload == candidate.name)
+      op = candidate.op;
+  if (!op) {
+    std::fprintf(stderr, "unknown workload %s\n", workload.c_str());
+    return 2;
+  }
+  for (long i = 0; i < n; ++i)
+    if (!op(*client, *font, face))
+      return 1;
+  client->Close(face);
+  return 0;
+}
