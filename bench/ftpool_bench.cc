@@ -21,6 +21,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
@@ -39,8 +40,11 @@ namespace {
 // too high. So each benchmark iteration starts its own threads, splits a
 // fixed number of operations among them, and reports the wall time from the
 // start signal to the last thread's last operation (manual time). The
-// operation counts below make one iteration about 40 ms on one thread, so the
-// last thread's scheduling delay is a small part of it.
+// operation counts below make one iteration about 40 ms on one thread, times
+// FTPOOL_BENCH_SCALE (default 4): the longer the iteration, the smaller the
+// share of the last thread's scheduling delay when threads outnumber cores.
+int64_t scale = 4;
+
 struct Worker {
   Client &client;
   const Font &font;
@@ -56,6 +60,7 @@ void RunOnThreads(benchmark::State &state, Variant v, const Font *font,
                   Prepared prepared = Prepared::kNothing) {
   using Clock = std::chrono::steady_clock;
   const int threads = static_cast<int>(state.range(0));
+  total_ops *= scale;
   const int64_t per_thread =
       std::max<int64_t>(1, (total_ops + threads - 1) / threads);
   std::atomic<bool> failed{false};
@@ -225,6 +230,8 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "no fonts found; run scripts/setup.sh\n");
     return 1;
   }
+  if (const char *s = std::getenv("FTPOOL_BENCH_SCALE"))
+    scale = std::max(1, std::atoi(s));
   CreatePools();
   RegisterAll();
   benchmark::Initialize(&argc, argv);
