@@ -1,6 +1,7 @@
 /* Opening and closing faces: argument checks and the per-face record. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "errors.h"
 #include "memory.h"
@@ -43,6 +44,17 @@ static int file_has_font_signature(const char *path) {
   return has_font_signature(head, got);
 }
 
+/* FreeType also calls a directory an unknown format. Only on failure. */
+static ftpool_status refine_file_failure(const char *path,
+                                         ftpool_status status) {
+  if (status != FTPOOL_ERR_UNKNOWN_FORMAT)
+    return status;
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+    return FTPOOL_ERR_CANNOT_OPEN;
+  return file_has_font_signature(path) ? FTPOOL_ERR_BROKEN_FONT : status;
+}
+
 static ftpool_status open_face(ftpool *pool, const FT_Open_Args *args,
                                FT_Long face_index, FT_Face *face) {
   if (face_index < 0)
@@ -68,10 +80,7 @@ ftpool_status ftpool_open_file(ftpool *pool, const char *path,
   if (!pool || !path || !face)
     return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
   FT_Open_Args args = {.flags = FT_OPEN_PATHNAME, .pathname = (char *)path};
-  ftpool_status status = open_face(pool, &args, face_index, face);
-  if (status == FTPOOL_ERR_UNKNOWN_FORMAT && file_has_font_signature(path))
-    status = FTPOOL_ERR_BROKEN_FONT;
-  return status;
+  return refine_file_failure(path, open_face(pool, &args, face_index, face));
 }
 
 ftpool_status ftpool_open_memory(ftpool *pool, const void *data, size_t size,

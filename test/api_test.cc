@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "ftpool.h"
@@ -131,6 +133,21 @@ TEST_P(PoolTest, ReportsTruncatedFont) {
         << "truncated to " << size << " bytes, FreeType error "
         << ftpool_last_ft_error();
   }
+}
+
+TEST_P(PoolTest, ReportsBadFiles) {
+  std::vector<unsigned char> bytes = ReadFile(kSans);
+  char path[] = "/tmp/ftpool_truncated_XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, bytes.data(), 4000), 4000);
+  close(fd);
+  FT_Face face;
+  EXPECT_EQ(ftpool_open_file(pool_, path, 0, &face), FTPOOL_ERR_BROKEN_FONT);
+  unlink(path);
+  EXPECT_EQ(ftpool_open_file(pool_, "/tmp", 0, &face), FTPOOL_ERR_CANNOT_OPEN);
+  EXPECT_EQ(ftpool_open_file(pool_, "", 0, &face), FTPOOL_ERR_CANNOT_OPEN);
+  EXPECT_EQ(Stats(pool_).faces_open, 0u);
 }
 
 TEST_P(PoolTest, ReportsFaceIndexOutOfRange) {
