@@ -101,22 +101,22 @@ void RunOnThreads(benchmark::State &state, Variant v, const Font *font,
   state.SetItemsProcessed(state.iterations() * per_thread * threads);
 }
 
+bool OpenAndClose(Worker &w, bool from_file) {
+  FT_Face face =
+      from_file ? w.client.OpenFile(w.font) : w.client.OpenMemory(w.font);
+  if (face)
+    w.client.Close(face);
+  return face != nullptr;
+}
+
 void MemOpenClose(benchmark::State &state, Variant v, const Font *f) {
-  RunOnThreads(state, v, f, 4000 / f->open_cost, [](Worker &w, int64_t) {
-    FT_Face face = w.client.OpenMemory(w.font);
-    if (face)
-      w.client.Close(face);
-    return face != nullptr;
-  });
+  RunOnThreads(state, v, f, 4000 / f->open_cost,
+               [](Worker &w, int64_t) { return OpenAndClose(w, false); });
 }
 
 void FileOpenClose(benchmark::State &state, Variant v, const Font *f) {
-  RunOnThreads(state, v, f, 1000 / f->open_cost, [](Worker &w, int64_t) {
-    FT_Face face = w.client.OpenFile(w.font);
-    if (face)
-      w.client.Close(face);
-    return face != nullptr;
-  });
+  RunOnThreads(state, v, f, 1000 / f->open_cost,
+               [](Worker &w, int64_t) { return OpenAndClose(w, true); });
 }
 
 void OpenRenderClose(benchmark::State &state, Variant v, const Font *f) {
