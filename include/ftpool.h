@@ -32,7 +32,8 @@
  *   - fork() while another thread is inside a pool call (in the child, the
  *     contexts other threads held stay held: their faces can still be closed,
  *     but those closes are carried out only by ftpool_destroy);
- *   - any call on a pool after ftpool_destroy.
+ *   - releasing a blob more often than it was given or retained;
+ *   - any call on a pool after ftpool_destroy, or with its blobs.
  *
  * Every function that can fail returns an ftpool_status; ftpool_strerror
  * gives a message for each. When FreeType itself failed, ftpool_last_ft_error
@@ -63,6 +64,7 @@ typedef enum ftpool_status {
   FTPOOL_ERR_THREAD,           /* no thread-specific key or slot available */
   FTPOOL_ERR_REENTRANT,        /* called from the configure callback on the
                                   library it is configuring */
+  FTPOOL_ERR_FOREIGN_BLOB,     /* the blob belongs to another pool */
   FTPOOL_ERR_FREETYPE          /* any other FreeType error */
 } ftpool_status;
 
@@ -88,6 +90,9 @@ typedef enum ftpool_backend {
  */
 typedef FT_Error (*ftpool_configure_fn)(FT_Library library, void *arg);
 
+/* The file cache's default budget: 64 MiB of font bytes. */
+#define FTPOOL_DEFAULT_FILE_CACHE_BYTES ((size_t)64 << 20)
+
 typedef struct ftpool_config {
   ftpool_backend backend;
   /* Allocator for every library and for the pool's own structures; NULL for
@@ -96,7 +101,15 @@ typedef struct ftpool_config {
   FT_Memory memory;
   ftpool_configure_fn configure; /* may be NULL */
   void *configure_arg;
+  /* Bytes of font files the pool keeps in memory for ftpool_open_file, so
+   * that opening a face by path reads the file once, not once per open.
+   * 0 turns the cache off: every open by path is FreeType's own (it maps
+   * the file at each open and unmaps it at each close). */
+  size_t file_cache_bytes;
 } ftpool_config;
+
+/* The immutable bytes of a font, shared by threads and faces. */
+typedef struct ftpool_blob ftpool_blob;
 
 typedef struct ftpool ftpool;
 
@@ -112,9 +125,16 @@ typedef struct ftpool_stats {
   size_t faces_closed;      /* FT_Done_Face calls made by the pool */
   size_t closes_deferred;   /* closes handed to another thread's context */
   size_t closes_drained;    /* deferred closes carried out by the owner */
+  size_t blob_hits;         /* opens by path served from the file cache */
+  size_t blob_misses;       /* opens by path that had to read the file */
+  size_t blob_loads;        /* files read into blobs */
+  size_t blob_evictions;    /* blobs the cache dropped to fit its budget */
+  size_t blob_bytes_cached; /* bytes of the blobs the cache holds */
+  size_t blob_bytes_live;   /* bytes of every live blob the pool allocated */
 } ftpool_stats;
 
-/* Fills *config with the defaults: per-thread backend, malloc, no callback. */
+/* Fills *config with the defaults: per-thread backend, malloc, no callback,
+ * a file cache of FTPOOL_DEFAULT_FILE_CACHE_BYTES. */
 void ftpool_config_init(ftpool_config *config);
 
 /* Creates a pool; config may be NULL for the defaults. */
@@ -150,6 +170,11 @@ ftpool_status ftpool_library(ftpool *pool, FT_Library *library);
  * Opens a face. face_index is FreeType's: the face in a collection in the
  * low 16 bits, a named instance in the high bits; it must not be negative.
  * The returned face is a plain FT_Face; close it with ftpool_close.
+ *
+ * With the file cache on, the path's bytes come from a shared blob: a stat()
+ * per open checks the file is unchanged (device, inode, size, modification
+ * time); a changed or replaced file is read again, and faces open on the old
+ * version keep it. A file changed in place, keeping all four, is not seen.
  */
 ftpool_status ftpool_open_file(ftpool *pool, const char *path,
                                FT_Long face_index, FT_Face *face);
@@ -158,6 +183,43 @@ ftpool_status ftpool_open_file(ftpool *pool, const char *path,
  * the face is closed. */
 ftpool_status ftpool_open_memory(ftpool *pool, const void *data, size_t size,
                                  FT_Long face_index, FT_Face *face);
+
+/* Opens a face on a blob; the face holds its own reference to the blob. */
+ftpool_status ftpool_open_blob(ftpool *pool, ftpool_blob *blob,
+                               FT_Long face_index, FT_Face *face);
+
+/*
+ * Blobs: font bytes read once and shared. Each function that gives a blob
+ * gives one reference, which the caller gives back with ftpool_blob_release;
+ * faces opened on a blob hold references of their own, so a blob may be
+ * released while faces use it. A blob may be used from any thread, only
+ * with the pool that made it, and not after that pool is destroyed.
+ */
+
+/* The blob of a file's current version, through the file cache. */
+ftpool_status ftpool_blob_from_file(ftpool *pool, const char *path,
+                                    ftpool_blob **blob);
+
+/* A blob over bytes the caller owns: they must stay unchanged until
+ * release(release_arg) is called, after the last reference is gone (at the
+ * latest in ftpool_destroy). release may be NULL: then the bytes must outlive
+ * the pool. */
+ftpool_status ftpool_blob_from_memory(ftpool *pool, const void *data,
+                                      size_t size, void (*release)(void *arg),
+                                      void *release_arg, ftpool_blob **blob);
+
+/* A blob holding a copy of the bytes, allocated through the pool. */
+ftpool_status ftpool_blob_copy(ftpool *pool, const void *data, size_t size,
+                               ftpool_blob **blob);
+
+/* One more reference, to hand to another owner. */
+ftpool_status ftpool_blob_retain(ftpool_blob *blob);
+
+/* Gives back one reference; NULL is a no-op. */
+void ftpool_blob_release(ftpool_blob *blob);
+
+/* The blob's bytes and size. */
+const void *ftpool_blob_data(const ftpool_blob *blob, size_t *size);
 
 /*
  * Closes a face from any thread. If the caller does not own the face's

@@ -21,6 +21,11 @@ typedef struct {
   _Atomic(void *) v;
 } atomic_ptr;
 
+/* A reference count: its last decrement frees what it counts. */
+typedef struct {
+  _Atomic(size_t) v;
+} atomic_refcount;
+
 /* A statistics counter: exact, but never ordering anything. */
 typedef struct {
   _Atomic(size_t) v;
@@ -78,6 +83,37 @@ static inline bool ptr_cas_acq_rel(atomic_ptr *a, void **expected,
       &a->v, expected, desired, memory_order_acq_rel, memory_order_acquire);
 }
 
+static inline void *ptr_exchange_acquire(atomic_ptr *a, void *value) {
+  return atomic_exchange_explicit(&a->v, value, memory_order_acquire);
+}
+
+static inline void refcount_init(atomic_refcount *r) { atomic_init(&r->v, 0); }
+
+static inline size_t refcount_load_relaxed(atomic_refcount *r) {
+  return atomic_load_explicit(&r->v, memory_order_relaxed);
+}
+
+static inline void refcount_store_release(atomic_refcount *r, size_t value) {
+  atomic_store_explicit(&r->v, value, memory_order_release);
+}
+
+/* For a caller that holds a reference already: nothing to order. */
+static inline void refcount_add_relaxed(atomic_refcount *r) {
+  atomic_fetch_add_explicit(&r->v, 1, memory_order_relaxed);
+}
+
+/* On failure *expected is reloaded, relaxed. */
+static inline bool refcount_cas_acquire(atomic_refcount *r, size_t *expected,
+                                        size_t desired) {
+  return atomic_compare_exchange_weak_explicit(
+      &r->v, expected, desired, memory_order_acquire, memory_order_relaxed);
+}
+
+/* Returns the count left. */
+static inline size_t refcount_sub_acq_rel(atomic_refcount *r) {
+  return atomic_fetch_sub_explicit(&r->v, 1, memory_order_acq_rel) - 1;
+}
+
 static inline void counter_init(atomic_counter *c) { atomic_init(&c->v, 0); }
 
 static inline size_t counter_load_relaxed(atomic_counter *c) {
@@ -96,6 +132,10 @@ static inline void counter_bump_single_writer(atomic_counter *c) {
 /* For a counter several threads update at once; returns the new value. */
 static inline size_t counter_add_relaxed(atomic_counter *c, size_t n) {
   return atomic_fetch_add_explicit(&c->v, n, memory_order_relaxed) + n;
+}
+
+static inline void counter_sub_relaxed(atomic_counter *c, size_t n) {
+  atomic_fetch_sub_explicit(&c->v, n, memory_order_relaxed);
 }
 
 #endif /* FTPOOL_ATOMICS_H */

@@ -24,7 +24,7 @@ bool ftpool__context_try_claim(struct context *c) {
 }
 
 void ftpool__context_close(struct context *c, struct face_rec *rec) {
-  FT_Done_Face(rec->face); /* frees rec through its finalizer */
+  ftpool__face_done(rec);
   counter_bump_single_writer(&c->closed);
 }
 

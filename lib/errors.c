@@ -54,7 +54,8 @@ const char *ftpool_strerror(ftpool_status status) {
   case FTPOOL_ERR_OUT_OF_MEMORY:
     return "out of memory";
   case FTPOOL_ERR_CANNOT_OPEN:
-    return "cannot open the font file (missing or unreadable)";
+    return "cannot open the font file (missing, unreadable or not a regular "
+           "file)";
   case FTPOOL_ERR_UNKNOWN_FORMAT:
     return "not a font format FreeType knows";
   case FTPOOL_ERR_BROKEN_FONT:
@@ -71,6 +72,8 @@ const char *ftpool_strerror(ftpool_status status) {
   case FTPOOL_ERR_REENTRANT:
     return "called from the configure callback on the thread it is "
            "configuring; the thread's library is not ready yet";
+  case FTPOOL_ERR_FOREIGN_BLOB:
+    return "the blob was made by another pool";
   case FTPOOL_ERR_FREETYPE:
     return "FreeType failed (see ftpool_last_ft_error)";
   }

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "errors.h"
+#include "file_cache.h"
 #include "memory.h"
 #include "pool.h"
 
@@ -55,18 +56,26 @@ static ftpool_status refine_file_failure(const char *path,
   return file_has_font_signature(path) ? FTPOOL_ERR_BROKEN_FONT : status;
 }
 
+/* Opens args; a blob, if given, passes its reference to the face (or is
+ * dropped on failure). */
 static ftpool_status open_face(ftpool *pool, const FT_Open_Args *args,
-                               FT_Long face_index, FT_Face *face) {
-  if (face_index < 0)
-    return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
-  *face = NULL;
-  struct face_rec *rec = ftpool__memory_alloc(pool->memory, sizeof *rec);
-  if (!rec)
-    return ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
-  rec->pool = pool;
-  ftpool_status status = pool->backend->open(pool, args, face_index, rec);
+                               ftpool_blob *blob, FT_Long face_index,
+                               FT_Face *face) {
+  struct face_rec *rec = NULL;
+  ftpool_status status;
+  if (face_index < 0) {
+    status = ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  } else if (!(rec = ftpool__memory_alloc(pool->memory, sizeof *rec))) {
+    status = ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
+  } else {
+    rec->pool = pool;
+    rec->blob = blob;
+    status = pool->backend->open(pool, args, face_index, rec);
+  }
   if (status != FTPOOL_OK) {
     ftpool__memory_free(pool->memory, rec);
+    if (blob)
+      ftpool__blob_drop(blob);
     return status;
   }
   rec->face->generic.data = rec;
@@ -75,25 +84,66 @@ static ftpool_status open_face(ftpool *pool, const FT_Open_Args *args,
   return FTPOOL_OK;
 }
 
+static ftpool_status open_on_blob(ftpool *pool, ftpool_blob *blob,
+                                  FT_Long face_index, FT_Face *face) {
+  FT_Open_Args args = {.flags = FT_OPEN_MEMORY,
+                       .memory_base = blob->bytes,
+                       .memory_size = (FT_Long)blob->size};
+  int signature = has_font_signature(blob->bytes, blob->size);
+  ftpool_status status = open_face(pool, &args, blob, face_index, face);
+  if (status == FTPOOL_ERR_UNKNOWN_FORMAT && signature)
+    status = FTPOOL_ERR_BROKEN_FONT;
+  return status;
+}
+
 ftpool_status ftpool_open_file(ftpool *pool, const char *path,
                                FT_Long face_index, FT_Face *face) {
   if (!pool || !path || !face)
     return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
-  FT_Open_Args args = {.flags = FT_OPEN_PATHNAME, .pathname = (char *)path};
-  return refine_file_failure(path, open_face(pool, &args, face_index, face));
+  *face = NULL;
+  if (pool->files.budget == 0) {
+    FT_Open_Args args = {.flags = FT_OPEN_PATHNAME, .pathname = (char *)path};
+    return refine_file_failure(path,
+                               open_face(pool, &args, NULL, face_index, face));
+  }
+  ftpool_blob *blob;
+  ftpool_status status = ftpool__file_cache_get(pool, path, &blob);
+  if (status != FTPOOL_OK)
+    return status;
+  return open_on_blob(pool, blob, face_index, face);
 }
 
 ftpool_status ftpool_open_memory(ftpool *pool, const void *data, size_t size,
                                  FT_Long face_index, FT_Face *face) {
   if (!pool || !data || !face || size == 0 || size > (size_t)FT_LONG_MAX)
     return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  *face = NULL;
   FT_Open_Args args = {.flags = FT_OPEN_MEMORY,
                        .memory_base = data,
                        .memory_size = (FT_Long)size};
-  ftpool_status status = open_face(pool, &args, face_index, face);
+  ftpool_status status = open_face(pool, &args, NULL, face_index, face);
   if (status == FTPOOL_ERR_UNKNOWN_FORMAT && has_font_signature(data, size))
     status = FTPOOL_ERR_BROKEN_FONT;
   return status;
+}
+
+ftpool_status ftpool_open_blob(ftpool *pool, ftpool_blob *blob,
+                               FT_Long face_index, FT_Face *face) {
+  if (!pool || !blob || !face)
+    return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  *face = NULL;
+  if (blob->pool != pool)
+    return ftpool__fail(FTPOOL_ERR_FOREIGN_BLOB);
+  ftpool__blob_retain(blob); /* the face's own reference */
+  return open_on_blob(pool, blob, face_index, face);
+}
+
+void ftpool__face_done(struct face_rec *rec) {
+  ftpool_blob *blob = rec->blob;
+  FT_Done_Face(rec->face); /* frees rec through its finalizer */
+  /* Only now: the driver may still read its bytes inside FT_Done_Face. */
+  if (blob)
+    ftpool__blob_drop(blob);
 }
 
 ftpool_status ftpool_close(ftpool *pool, FT_Face face) {

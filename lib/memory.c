@@ -1,5 +1,6 @@
 #include "memory.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,8 +26,14 @@ static struct FT_MemoryRec_ malloc_memory = {NULL, malloc_alloc, malloc_free,
 
 FT_Memory ftpool__memory_default(void) { return &malloc_memory; }
 
+void *ftpool__memory_alloc_raw(FT_Memory memory, size_t size) {
+  if (size > (size_t)LONG_MAX)
+    return NULL;
+  return memory->alloc(memory, (long)size);
+}
+
 void *ftpool__memory_alloc(FT_Memory memory, size_t size) {
-  void *block = memory->alloc(memory, (long)size);
+  void *block = ftpool__memory_alloc_raw(memory, size);
   if (block)
     memset(block, 0, size);
   return block;

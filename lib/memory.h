@@ -13,6 +13,9 @@ FT_Memory ftpool__memory_default(void);
 
 /* Zero-filled, or NULL. */
 void *ftpool__memory_alloc(FT_Memory memory, size_t size);
+
+/* Not zero-filled (for bytes about to be overwritten), or NULL. */
+void *ftpool__memory_alloc_raw(FT_Memory memory, size_t size);
 void ftpool__memory_free(FT_Memory memory, void *block);
 
 #endif /* FTPOOL_MEMORY_H */

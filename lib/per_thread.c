@@ -238,6 +238,7 @@ static void pt_destroy(ftpool *base) {
     ftpool__memory_free(base->memory, c);
     c = next;
   }
+  ftpool__pool_fini_header(base);
   ftpool__memory_free(base->memory, pool);
 }
 

@@ -11,6 +11,7 @@ void ftpool_config_init(ftpool_config *config) {
   config->memory = NULL;
   config->configure = NULL;
   config->configure_arg = NULL;
+  config->file_cache_bytes = FTPOOL_DEFAULT_FILE_CACHE_BYTES;
 }
 
 void ftpool__pool_init_header(ftpool *pool, const struct backend *backend,
@@ -19,6 +20,13 @@ void ftpool__pool_init_header(ftpool *pool, const struct backend *backend,
   pool->memory = config->memory;
   pool->configure = config->configure;
   pool->configure_arg = config->configure_arg;
+  ftpool__blob_store_init(&pool->blobs);
+  ftpool__file_cache_init(&pool->files, config->file_cache_bytes);
+}
+
+void ftpool__pool_fini_header(ftpool *pool) {
+  ftpool__file_cache_fini(pool);
+  ftpool__blob_store_fini(pool);
 }
 
 ftpool_status ftpool_create(const ftpool_config *config, ftpool **pool) {
@@ -63,5 +71,7 @@ ftpool_status ftpool_get_stats(ftpool *pool, ftpool_stats *stats) {
     return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
   *stats = (ftpool_stats){0};
   pool->backend->stats(pool, stats);
+  ftpool__file_cache_stats(&pool->files, stats);
+  stats->blob_bytes_live = counter_load_relaxed(&pool->blobs.live_bytes);
   return FTPOOL_OK;
 }

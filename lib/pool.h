@@ -2,12 +2,15 @@
 #ifndef FTPOOL_POOL_H
 #define FTPOOL_POOL_H
 
+#include "blob.h"
+#include "file_cache.h"
 #include "ftpool.h"
 
 /* What ftpool keeps per face, in face->generic.data. */
 struct face_rec {
   FT_Face face;
   ftpool *pool;
+  ftpool_blob *blob;     /* the bytes, when the face was opened on a blob */
   void *owner;           /* the backend's owner of the face's library */
   struct face_rec *next; /* link while the close waits in a mailbox */
 };
@@ -31,6 +34,8 @@ struct ftpool {
   FT_Memory memory;
   ftpool_configure_fn configure;
   void *configure_arg;
+  struct blob_store blobs;
+  struct file_cache files;
 };
 
 /* Each returns a pool with its header filled in from config. */
@@ -41,6 +46,14 @@ ftpool_status ftpool__shared_mutex_create(const ftpool_config *config,
 
 void ftpool__pool_init_header(ftpool *pool, const struct backend *backend,
                               const ftpool_config *config);
+
+/* Frees the blobs and the file cache; for a backend's destroy, after its
+ * libraries (and so every face) are gone. */
+void ftpool__pool_fini_header(ftpool *pool);
+
+/* FT_Done_Face, then the face's blob reference; the caller must be allowed
+ * to edit the face's library. */
+void ftpool__face_done(struct face_rec *rec);
 
 /* Creates and configures a library on the calling thread. */
 ftpool_status ftpool__library_new(ftpool *pool, FT_Library *library);

@@ -45,7 +45,7 @@ static ftpool_status sm_open(ftpool *base, const FT_Open_Args *args,
 static void sm_close(ftpool *base, struct face_rec *rec) {
   struct shared_mutex_pool *pool = as_shared(base);
   pthread_mutex_lock(&pool->mutex);
-  FT_Done_Face(rec->face);
+  ftpool__face_done(rec);
   pool->closed++;
   pthread_mutex_unlock(&pool->mutex);
 }
@@ -67,6 +67,7 @@ static void sm_destroy(ftpool *base) {
   struct shared_mutex_pool *pool = as_shared(base);
   FT_Done_Library(pool->library);
   pthread_mutex_destroy(&pool->mutex);
+  ftpool__pool_fini_header(base);
   ftpool__memory_free(base->memory, pool);
 }
 
