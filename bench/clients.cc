@@ -10,9 +10,9 @@ namespace {
 
 const char kText[] = "Sphinx of quartz"; // 16 characters
 
-ftpool *pools[2]; // per_thread, shared_mutex: never freed
+ftpool *pools[3]; // indexed by Variant; never freed
 
-ftpool *Pool(Variant v) { return pools[v == Variant::kPerThread ? 0 : 1]; }
+ftpool *Pool(Variant v) { return pools[static_cast<int>(v)]; }
 
 void Check(bool ok, const char *what) {
   if (!ok) {
@@ -143,6 +143,8 @@ const char *Name(Variant v) {
     return "per_thread";
   case Variant::kSharedMutex:
     return "shared_mutex";
+  case Variant::kSharedMutexNoBlobs:
+    return "shared_mutex_noblob";
   case Variant::kRaw:
     return "raw";
   case Variant::kNaive:
@@ -158,12 +160,15 @@ void CreatePools() {
   Check(ftpool_create(&config, &pools[0]) == FTPOOL_OK, "per-thread pool");
   config.backend = FTPOOL_BACKEND_SHARED_MUTEX;
   Check(ftpool_create(&config, &pools[1]) == FTPOOL_OK, "shared-mutex pool");
+  config.file_cache_bytes = 0;
+  Check(ftpool_create(&config, &pools[2]) == FTPOOL_OK, "pool without blobs");
 }
 
 std::unique_ptr<Client> MakeClient(Variant v) {
   switch (v) {
   case Variant::kPerThread:
   case Variant::kSharedMutex:
+  case Variant::kSharedMutexNoBlobs:
     return std::make_unique<PoolClient>(Pool(v));
   case Variant::kRaw:
     return std::make_unique<RawClient>();

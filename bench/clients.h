@@ -20,9 +20,18 @@ struct Font {
 // DejaVu Sans, and Noto Sans CJK where installed.
 std::vector<Font> &Fonts();
 
-enum class Variant { kPerThread, kSharedMutex, kRaw, kNaive };
+// kSharedMutexNoBlobs is the shared-mutex backend with its file cache off:
+// every open by path is FreeType's (the picture before blobs).
+enum class Variant {
+  kPerThread,
+  kSharedMutex,
+  kSharedMutexNoBlobs,
+  kRaw,
+  kNaive
+};
 constexpr Variant kVariants[] = {Variant::kPerThread, Variant::kSharedMutex,
-                                 Variant::kRaw, Variant::kNaive};
+                                 Variant::kSharedMutexNoBlobs, Variant::kRaw,
+                                 Variant::kNaive};
 
 const char *Name(Variant v);
 

@@ -72,8 +72,9 @@ static struct cache_entry *entry_for(ftpool *pool, const char *path) {
 }
 
 /* Clears entries until the cache fits its budget: blobs no face uses first,
- * then any (those stay alive until their last face closes). */
-static void evict_over_budget(ftpool *pool) {
+ * then any (those stay alive until their last face closes); never `keep`,
+ * the entry just filled. */
+static void evict_over_budget(ftpool *pool, struct cache_entry *keep) {
   struct file_cache *cache = &pool->files;
   for (int pass = 0; pass < 2; pass++) {
     for (size_t i = 0; i < FILE_CACHE_BUCKETS; i++) {
@@ -81,6 +82,8 @@ static void evict_over_budget(ftpool *pool) {
            e = e->next) {
         if (counter_load_relaxed(&cache->bytes) <= cache->budget)
           return;
+        if (e == keep)
+          continue;
         void *b = ptr_load_acquire(&e->blob);
         /* Headers are never freed, so reading a stale one's count is safe;
          * the CAS below decides. Only the cache's reference: idle. */
@@ -117,7 +120,7 @@ static void publish(ftpool *pool, struct cache_entry *e, ftpool_blob *seen,
     counter_sub_relaxed(&cache->bytes, seen->size);
     ftpool__blob_drop(seen);
   }
-  evict_over_budget(pool);
+  evict_over_budget(pool, e);
 }
 
 ftpool_status ftpool__file_cache_get(ftpool *pool, const char *path,

@@ -1,5 +1,6 @@
-// An FT_Memory that counts what is outstanding and aborts on a double or
-// foreign free, so leaks and list corruption show up as test failures.
+// An FT_Memory that counts what is outstanding, aborts on a double or foreign
+// free and scribbles over freed blocks, so leaks, list corruption and uses
+// after free show up as test failures.
 #ifndef FTPOOL_TEST_COUNTING_MEMORY_H
 #define FTPOOL_TEST_COUNTING_MEMORY_H
 

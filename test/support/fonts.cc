@@ -1,5 +1,6 @@
 #include "test/support/fonts.h"
 
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 
@@ -12,6 +13,57 @@ const char *const kMono = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf";
 std::vector<unsigned char> ReadFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), {});
+}
+
+bool ReplaceFile(const std::string &path,
+                 const std::vector<unsigned char> &bytes) {
+  const std::string temporary = path + ".new";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char *>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
+    if (!out)
+      return false;
+  }
+  return std::rename(temporary.c_str(), path.c_str()) == 0;
+}
+
+namespace {
+
+uint32_t Get32(const std::vector<unsigned char> &b, size_t at) {
+  return uint32_t{b[at]} << 24 | uint32_t{b[at + 1]} << 16 |
+         uint32_t{b[at + 2]} << 8 | b[at + 3];
+}
+
+void Put32(std::vector<unsigned char> &b, size_t at, uint32_t v) {
+  for (int i = 0; i < 4; ++i)
+    b[at + i] = static_cast<unsigned char>(v >> (24 - 8 * i));
+}
+
+} // namespace
+
+std::vector<unsigned char>
+MakeCollection(const std::vector<std::vector<unsigned char>> &fonts) {
+  // 'ttcf', version 1.0, the number of fonts, then each font's offset. A
+  // font's table offsets count from the start of the collection, so each
+  // font is copied whole and its table records moved by where it lands.
+  std::vector<unsigned char> out(12 + 4 * fonts.size());
+  Put32(out, 0, 0x74746366);
+  Put32(out, 4, 0x00010000);
+  Put32(out, 8, static_cast<uint32_t>(fonts.size()));
+  for (size_t i = 0; i < fonts.size(); ++i) {
+    size_t base = (out.size() + 3) & ~size_t{3};
+    out.resize(base);
+    Put32(out, 12 + 4 * i, static_cast<uint32_t>(base));
+    out.insert(out.end(), fonts[i].begin(), fonts[i].end());
+    uint32_t tables = uint32_t{fonts[i][4]} << 8 | fonts[i][5];
+    for (uint32_t t = 0; t < tables; ++t) {
+      size_t record = base + 12 + 16 * t;
+      Put32(out, record + 8,
+            Get32(out, record + 8) + static_cast<uint32_t>(base));
+    }
+  }
+  return out;
 }
 
 namespace {

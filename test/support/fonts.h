@@ -18,6 +18,15 @@ extern const char *const kMono;
 
 std::vector<unsigned char> ReadFile(const std::string &path);
 
+// Writes bytes to path through a temporary file and a rename, so a reader
+// sees the old file or the new one, never a mix.
+bool ReplaceFile(const std::string &path,
+                 const std::vector<unsigned char> &bytes);
+
+// A TrueType collection (.ttc) holding the given TrueType fonts, in order.
+std::vector<unsigned char>
+MakeCollection(const std::vector<std::vector<unsigned char>> &fonts);
+
 // Sets a 24 px size, renders every character of text and hashes the
 // bitmaps and their placement. Returns 0 if FreeType failed.
 uint64_t RenderDigest(FT_Face face, const char *text);

@@ -1,0 +1,155 @@
+// Many threads opening, rendering and closing the same few font files
+// through the file cache, with a budget too small for all of them, while one
+// thread keeps replacing one of the files with a different font. Checks: no
+// stale bytes (a face opened while no replacement was in flight renders the
+// current version), every glyph right, every face closed, nothing leaked.
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "ftpool.h"
+#include "test/support/counting_memory.h"
+#include "test/support/fonts.h"
+
+namespace ftpool_test {
+namespace {
+
+const char kText[] = "Hg";
+
+struct Version {
+  std::vector<unsigned char> bytes;
+  uint64_t digest;
+};
+
+uint64_t Digest(const std::vector<unsigned char> &bytes) {
+  FT_Library library;
+  FT_Face face;
+  FT_Init_FreeType(&library);
+  uint64_t digest = 0;
+  if (FT_New_Memory_Face(library, bytes.data(),
+                         static_cast<FT_Long>(bytes.size()), 0, &face) == 0)
+    digest = RenderDigest(face, kText);
+  FT_Done_FreeType(library);
+  return digest;
+}
+
+void CheckBlobStress(ftpool_backend backend) {
+  constexpr int kThreads = 12, kRounds = 3, kCycles = 300, kSlots = 32;
+  constexpr int kReplacements = 150;
+  char dir_name[] = "/tmp/ftpool_blob_stress_XXXXXX";
+  const std::string dir = mkdtemp(dir_name);
+  const std::string fixed = dir + "/fixed.ttf", moving = dir + "/moving.ttf";
+
+  const Version versions[2] = {{ReadFile(kSans), 0}, {ReadFile(kSerif), 0}};
+  const Version mono{ReadFile(kMono), 0};
+  const uint64_t digests[2] = {Digest(versions[0].bytes),
+                               Digest(versions[1].bytes)};
+  const uint64_t mono_digest = Digest(mono.bytes);
+  ASSERT_TRUE(ReplaceFile(fixed, mono.bytes));
+  ASSERT_TRUE(ReplaceFile(moving, versions[0].bytes));
+
+  CountingMemory memory;
+  ftpool_config config;
+  ftpool_config_init(&config);
+  config.backend = backend;
+  config.memory = memory.get();
+  // Room for the largest file, not for it and the fixed one: the cache keeps
+  // evicting, idle blobs and blobs in use.
+  config.file_cache_bytes = versions[0].bytes.size();
+  ftpool *pool;
+  ASSERT_EQ(ftpool_create(&config, &pool), FTPOOL_OK);
+
+  // Replacement k+1 starts after `started` becomes k+1 and is on disk when
+  // `done` does.
+  std::atomic<int> started{0}, done{0};
+  std::atomic<bool> stop{false};
+  std::thread replacer([&] {
+    for (int k = 1; k <= kReplacements && !stop; ++k) {
+      started.store(k, std::memory_order_seq_cst);
+      if (!ReplaceFile(moving, versions[k % 2].bytes))
+        std::abort();
+      done.store(k, std::memory_order_seq_cst);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+
+  std::vector<std::atomic<FT_Face>> slots(kSlots);
+  std::atomic<size_t> opened{0}, wrong{0}, stale{0}, checked_current{0};
+  for (int round = 0; round < kRounds; ++round) {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < kCycles; ++i) {
+          bool use_moving = (t + i) % 2 == 0;
+          int before = done.load(std::memory_order_seq_cst);
+          FT_Face face;
+          if (ftpool_open_file(pool, (use_moving ? moving : fixed).c_str(), 0,
+                               &face) != FTPOOL_OK)
+            std::abort();
+          int after = started.load(std::memory_order_seq_cst);
+          opened++;
+          uint64_t digest = RenderDigest(face, kText);
+          if (!use_moving) {
+            wrong += digest != mono_digest;
+          } else if (before == after) {
+            // No replacement was in flight: only version `before` will do.
+            checked_current++;
+            stale += digest != digests[before % 2];
+          } else {
+            wrong += digest != digests[0] && digest != digests[1];
+          }
+          if (i % 3 == 0) {
+            FT_Face old = slots[(t * 7 + i) % kSlots].exchange(face);
+            if (old && ftpool_close(pool, old) != FTPOOL_OK)
+              std::abort();
+          } else if (ftpool_close(pool, face) != FTPOOL_OK) {
+            std::abort();
+          }
+        }
+      });
+    for (std::thread &t : threads)
+      t.join();
+  }
+  stop = true;
+  replacer.join();
+  for (auto &slot : slots)
+    if (FT_Face face = slot.exchange(nullptr))
+      EXPECT_EQ(ftpool_close(pool, face), FTPOOL_OK);
+
+  ftpool_stats s;
+  ASSERT_EQ(ftpool_get_stats(pool, &s), FTPOOL_OK);
+  ftpool_destroy(pool);
+  std::system(("rm -rf " + dir).c_str());
+
+  const size_t expected = size_t{kThreads} * kRounds * kCycles;
+  EXPECT_EQ(opened, expected);
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_EQ(stale, 0u);
+  EXPECT_GT(checked_current, expected / 4);
+  EXPECT_EQ(s.faces_opened, expected);
+  EXPECT_EQ(s.faces_closed, expected);
+  EXPECT_EQ(s.blob_hits + s.blob_misses, expected);
+  EXPECT_GT(s.blob_hits, 0u);
+  EXPECT_GT(s.blob_evictions, 0u);
+  EXPECT_EQ(memory.outstanding_bytes(), 0);
+  std::printf("%zu opens (%zu checked for staleness) against %d "
+              "replacements: %zu hits, %zu misses, %zu loads, %zu "
+              "evictions\n",
+              size_t{opened}, size_t{checked_current}, done.load(), s.blob_hits,
+              s.blob_misses, s.blob_loads, s.blob_evictions);
+}
+
+TEST(BlobStressTest, PerThread) { CheckBlobStress(FTPOOL_BACKEND_PER_THREAD); }
+
+TEST(BlobStressTest, SharedMutex) {
+  CheckBlobStress(FTPOOL_BACKEND_SHARED_MUTEX);
+}
+
+} // namespace
+} // namespace ftpool_test
