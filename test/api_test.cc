@@ -14,17 +14,12 @@
 #include "ftpool.h"
 #include "test/support/counting_memory.h"
 #include "test/support/fonts.h"
+#include "test/support/pool_test_util.h"
 
 namespace ftpool_test {
 namespace {
 
 const char kText[] = "ftpool";
-
-ftpool_stats Stats(ftpool *pool) {
-  ftpool_stats s;
-  EXPECT_EQ(ftpool_get_stats(pool, &s), FTPOOL_OK);
-  return s;
-}
 
 uint64_t RawDigest(const char *path) {
   FT_Library library;
@@ -268,12 +263,7 @@ TEST_P(PoolTest, CountsInStats) {
 INSTANTIATE_TEST_SUITE_P(Backends, PoolTest,
                          ::testing::Values(FTPOOL_BACKEND_PER_THREAD,
                                            FTPOOL_BACKEND_SHARED_MUTEX),
-                         [](const auto &info) {
-                           return std::string(info.param ==
-                                                      FTPOOL_BACKEND_PER_THREAD
-                                                  ? "PerThread"
-                                                  : "SharedMutex");
-                         });
+                         BackendName);
 
 // --- configuration and the configure callback -------------------------------
 

@@ -14,17 +14,12 @@
 #include "ftpool.h"
 #include "test/support/counting_memory.h"
 #include "test/support/fonts.h"
+#include "test/support/pool_test_util.h"
 
 namespace ftpool_test {
 namespace {
 
 const char kText[] = "Hg";
-
-ftpool_stats Stats(ftpool *pool) {
-  ftpool_stats s;
-  EXPECT_EQ(ftpool_get_stats(pool, &s), FTPOOL_OK);
-  return s;
-}
 
 uint64_t RawDigest(const std::vector<unsigned char> &bytes, FT_Long index) {
   FT_Library library;
@@ -361,12 +356,7 @@ TEST_P(BlobTest, DestroyFreesBlobsStillHeld) {
 INSTANTIATE_TEST_SUITE_P(Backends, BlobTest,
                          ::testing::Values(FTPOOL_BACKEND_PER_THREAD,
                                            FTPOOL_BACKEND_SHARED_MUTEX),
-                         [](const auto &info) {
-                           return std::string(info.param ==
-                                                      FTPOOL_BACKEND_PER_THREAD
-                                                  ? "PerThread"
-                                                  : "SharedMutex");
-                         });
+                         BackendName);
 
 } // namespace
 } // namespace ftpool_test

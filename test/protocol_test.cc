@@ -12,15 +12,10 @@
 #include "ftpool.h"
 #include "test/support/counting_memory.h"
 #include "test/support/fonts.h"
+#include "test/support/pool_test_util.h"
 
 namespace ftpool_test {
 namespace {
-
-ftpool_stats Stats(ftpool *pool) {
-  ftpool_stats s;
-  EXPECT_EQ(ftpool_get_stats(pool, &s), FTPOOL_OK);
-  return s;
-}
 
 // Lets a test step two threads through a fixed interleaving.
 class Baton {
