@@ -89,6 +89,7 @@ static ftpool_status open_on_blob(ftpool *pool, ftpool_blob *blob,
   FT_Open_Args args = {.flags = FT_OPEN_MEMORY,
                        .memory_base = blob->bytes,
                        .memory_size = (FT_Long)blob->size};
+  /* Before the open: a failed open drops the blob, maybe its last reference. */
   int signature = has_font_signature(blob->bytes, blob->size);
   ftpool_status status = open_face(pool, &args, blob, face_index, face);
   if (status == FTPOOL_ERR_UNKNOWN_FORMAT && signature)

@@ -102,7 +102,7 @@ static void evict_over_budget(ftpool *pool, struct cache_entry *keep) {
 }
 
 /* Offers a fresh blob to the entry in place of `seen`. */
-static void publish(ftpool *pool, struct cache_entry *e, ftpool_blob *seen,
+static void offer(ftpool *pool, struct cache_entry *e, ftpool_blob *seen,
                     ftpool_blob *fresh) {
   struct file_cache *cache = &pool->files;
   if (fresh->size > cache->budget)
@@ -148,7 +148,7 @@ ftpool_status ftpool__file_cache_get(ftpool *pool, const char *path,
     return status;
   counter_add_relaxed(&cache->loads, 1);
   if (e)
-    publish(pool, e, seen, fresh);
+    offer(pool, e, seen, fresh);
   *out = fresh;
   return FTPOOL_OK;
 }

@@ -118,9 +118,11 @@ void CheckBlobStress(ftpool_backend backend) {
   }
   stop = true;
   replacer.join();
-  for (auto &slot : slots)
-    if (FT_Face face = slot.exchange(nullptr))
+  for (auto &slot : slots) {
+    if (FT_Face face = slot.exchange(nullptr)) {
       EXPECT_EQ(ftpool_close(pool, face), FTPOOL_OK);
+    }
+  }
 
   ftpool_stats s;
   ASSERT_EQ(ftpool_get_stats(pool, &s), FTPOOL_OK);
