@@ -103,7 +103,7 @@ static void evict_over_budget(ftpool *pool, struct cache_entry *keep) {
 
 /* Offers a fresh blob to the entry in place of `seen`. */
 static void offer(ftpool *pool, struct cache_entry *e, ftpool_blob *seen,
-                    ftpool_blob *fresh) {
+                  ftpool_blob *fresh) {
   struct file_cache *cache = &pool->files;
   if (fresh->size > cache->budget)
     return;
