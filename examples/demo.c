@@ -9,7 +9,8 @@
 enum { THREADS = 8, FACES = 200 };
 
 static ftpool *pool;
-static const char *font_path = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+static const char *font_path =
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 static FT_Face handed[THREADS][FACES]; /* closed by the next thread */
 
 static void *worker(void *arg) {
