@@ -8,7 +8,7 @@
  * references without a lock or hazard pointers: a reader that loaded a
  * header pointer may always touch its counter, and takes a reference only if
  * the counter is not zero (blob_try_acquire); it then checks the blob is
- * still the one it wanted (blob_identity), since the header may have been
+ * still the one it wanted (its file identity), since the header may have been
  * reused meanwhile.
  */
 #ifndef FTPOOL_BLOB_H
