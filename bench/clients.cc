@@ -118,10 +118,9 @@ std::vector<Font> &Fonts() {
   static std::vector<Font> fonts = [] {
     std::vector<Font> found;
     const Font candidates[] = {
-        {"dejavu", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 1, {}},
+        {"dejavu", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", {}},
         {"noto_cjk",
          "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
-         25,
          {}},
     };
     for (const Font &c : candidates) {

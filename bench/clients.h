@@ -13,7 +13,6 @@ namespace ftpool_bench {
 struct Font {
   const char *name;
   const char *path;
-  int open_cost; // opening costs about this many DejaVu Sans opens
   std::vector<unsigned char> bytes;
 };
 

@@ -38,13 +38,15 @@ namespace {
 // Google benchmark's own Threads() averages each thread's time from the
 // start barrier to its own last iteration; with more threads than cores,
 // early finishers make that average shorter than the wall time and the rate
-// too high. So each benchmark iteration starts its own threads, splits a
-// fixed number of operations among them, and reports the wall time from the
-// start signal to the last thread's last operation (manual time). The
-// operation counts below make one iteration about 40 ms on one thread, times
-// FTPOOL_BENCH_SCALE (default 4): the longer the iteration, the smaller the
-// share of the last thread's scheduling delay when threads outnumber cores.
-int64_t scale = 4;
+// too high. A fixed number of operations split among threads has the
+// opposite flaw: the iteration ends with the last-scheduled thread, and the
+// shorter the work, the more that tail weighs. So each benchmark iteration
+// starts its own threads, lets them all run operations for a fixed time
+// (40 ms times FTPOOL_BENCH_SCALE, default 3), stops them, and counts the
+// operations done against the wall time from the start signal to the last
+// thread's last operation (manual time): a descheduled thread just does
+// fewer, and the tail is one operation per thread.
+int scale = 3;
 
 struct Worker {
   Client &client;
@@ -56,19 +58,18 @@ struct Worker {
 enum class Prepared { kNothing, kFace };
 
 template <typename Op>
-void RunOnThreads(benchmark::State &state, Variant v, const Font *font,
-                  int64_t total_ops, Op op,
+void RunOnThreads(benchmark::State &state, Variant v, const Font *font, Op op,
                   Prepared prepared = Prepared::kNothing) {
   using Clock = std::chrono::steady_clock;
   const int threads = static_cast<int>(state.range(0));
-  total_ops *= scale;
-  const int64_t per_thread =
-      std::max<int64_t>(1, (total_ops + threads - 1) / threads);
+  const auto duration = std::chrono::milliseconds(40) * scale;
   std::atomic<bool> failed{false};
+  int64_t items = 0;
   for (auto _ : state) {
     std::atomic<int> ready{0};
-    std::atomic<bool> go{false};
+    std::atomic<bool> go{false}, stop{false};
     std::vector<Clock::time_point> done(threads);
+    std::vector<int64_t> counts(threads);
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t) {
       pool.emplace_back([&, t] {
@@ -80,10 +81,12 @@ void RunOnThreads(benchmark::State &state, Variant v, const Font *font,
         ready++;
         while (!go.load(std::memory_order_acquire))
           std::this_thread::yield();
-        for (int64_t i = 0; i < per_thread && !failed; ++i)
+        int64_t i = 0;
+        for (; !stop.load(std::memory_order_relaxed) && !failed; ++i)
           if (!op(w, i))
             failed = true;
         done[t] = Clock::now();
+        counts[t] = i;
         if (w.face)
           client->Close(w.face);
       });
@@ -92,14 +95,18 @@ void RunOnThreads(benchmark::State &state, Variant v, const Font *font,
       std::this_thread::yield();
     Clock::time_point start = Clock::now();
     go.store(true, std::memory_order_release);
+    std::this_thread::sleep_for(duration);
+    stop = true;
     for (std::thread &t : pool)
       t.join();
     Clock::time_point last = *std::max_element(done.begin(), done.end());
     state.SetIterationTime(std::chrono::duration<double>(last - start).count());
+    for (int64_t c : counts)
+      items += c;
   }
   if (failed)
     state.SkipWithError("an operation failed (could not open the font?)");
-  state.SetItemsProcessed(state.iterations() * per_thread * threads);
+  state.SetItemsProcessed(items);
 }
 
 bool OpenAndClose(Worker &w, bool from_file) {
@@ -111,30 +118,29 @@ bool OpenAndClose(Worker &w, bool from_file) {
 }
 
 void MemOpenClose(benchmark::State &state, Variant v, const Font *f) {
-  RunOnThreads(state, v, f, 4000 / f->open_cost,
+  RunOnThreads(state, v, f,
                [](Worker &w, int64_t) { return OpenAndClose(w, false); });
 }
 
 void FileOpenClose(benchmark::State &state, Variant v, const Font *f) {
-  RunOnThreads(state, v, f, 1000 / f->open_cost,
+  RunOnThreads(state, v, f,
                [](Worker &w, int64_t) { return OpenAndClose(w, true); });
 }
 
 void OpenRenderClose(benchmark::State &state, Variant v, const Font *f) {
-  RunOnThreads(state, v, f, 250 / (1 + f->open_cost / 10),
-               [](Worker &w, int64_t) {
-                 FT_Face face = w.client.OpenFile(w.font);
-                 if (!face)
-                   return false;
-                 Render(face);
-                 w.client.Close(face);
-                 return true;
-               });
+  RunOnThreads(state, v, f, [](Worker &w, int64_t) {
+    FT_Face face = w.client.OpenFile(w.font);
+    if (!face)
+      return false;
+    Render(face);
+    w.client.Close(face);
+    return true;
+  });
 }
 
 void RenderOnly(benchmark::State &state, Variant v, const Font *f) {
   RunOnThreads(
-      state, v, f, 600,
+      state, v, f,
       [](Worker &w, int64_t) {
         Render(w.face);
         return true;
@@ -149,7 +155,7 @@ std::atomic<FT_Face> cross_slots[std::size(kVariants)][kSlots];
 
 void CrossClose(benchmark::State &state, Variant v, const Font *f) {
   std::atomic<FT_Face> *slots = cross_slots[static_cast<int>(v)];
-  RunOnThreads(state, v, f, 4000, [slots](Worker &w, int64_t i) {
+  RunOnThreads(state, v, f, [slots](Worker &w, int64_t i) {
     FT_Face face = w.client.OpenMemory(w.font);
     if (!face)
       return false;
@@ -161,7 +167,7 @@ void CrossClose(benchmark::State &state, Variant v, const Font *f) {
 }
 
 void ThreadChurn(benchmark::State &state, Variant v, const Font *f) {
-  RunOnThreads(state, v, f, 800, [v](Worker &w, int64_t) {
+  RunOnThreads(state, v, f, [v](Worker &w, int64_t) {
     bool ok = false;
     std::thread([&] {
       std::unique_ptr<Client> client = MakeClient(v);
@@ -175,11 +181,10 @@ void ThreadChurn(benchmark::State &state, Variant v, const Font *f) {
 }
 
 void GetLibrary(benchmark::State &state, Variant v, const Font *f) {
-  RunOnThreads(state, v, f, v == Variant::kNaive ? 20000 : 10000000,
-               [](Worker &w, int64_t) {
-                 benchmark::DoNotOptimize(w.client.Library());
-                 return true;
-               });
+  RunOnThreads(state, v, f, [](Worker &w, int64_t) {
+    benchmark::DoNotOptimize(w.client.Library());
+    return true;
+  });
 }
 
 using Workload = void (*)(benchmark::State &, Variant, const Font *);

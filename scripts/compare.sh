@@ -21,7 +21,7 @@ out="results/$(date +%Y%m%d-%H%M%S)-$mode"
 mkdir -p "$out"
 # Repetitions run in random interleaved order, so that a noisy moment on a
 # shared machine hits every variant alike; the comparison takes the median.
-# Quick mode also makes each iteration 4x shorter (FTPOOL_BENCH_SCALE).
+# Quick mode also makes each iteration 3x shorter (FTPOOL_BENCH_SCALE).
 if [ "$mode" = quick ]; then
   repetitions=2
   export FTPOOL_BENCH_SCALE=1
