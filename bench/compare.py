@@ -24,9 +24,12 @@ def load(path):
         report = json.load(f)
     runs = collections.defaultdict(lambda: collections.defaultdict(dict))
     context = report.get("context", {})
+    spreads = []
     for b in report["benchmarks"]:
         if b.get("error_occurred"):
             sys.exit(f"benchmark {b['name']} failed: {b.get('error_message')}")
+        if b.get("aggregate_name") == "cv":
+            spreads.append(b["items_per_second"])
         # With repetitions, keep the median; without, the single run.
         if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
             continue
@@ -37,6 +40,7 @@ def load(path):
         runs[(workload, font)][threads][variant] = b["items_per_second"]
     ordered = sorted(runs.items(), key=lambda item: (
         WORKLOADS.index(item[0][0]), FONTS.index(item[0][1])))
+    context["median_cv"] = sorted(spreads)[len(spreads) // 2] if spreads else None
     return context, dict(ordered)
 
 
@@ -163,7 +167,12 @@ def main():
     out_dir = os.path.dirname(os.path.abspath(path))
     machine = (f"{context.get('num_cpus', '?')} CPUs at "
                f"{context.get('mhz_per_cpu', '?')} MHz, {context.get('date', '')}")
-    text = [f"Items per second (higher is better); {machine}.", "", table(runs), ""]
+    text = [f"Items per second (higher is better); {machine}."]
+    if context["median_cv"] is not None:
+        text.append(f"Spread between repetitions: median coefficient of variation "
+                    f"{100 * context['median_cv']:.1f}% (the machine's noise; ratios "
+                    "closer to 1 than a few times that are ties).")
+    text += ["", table(runs), ""]
     text.append("Targets:")
     for description, measured, met in targets(runs):
         text.append(f"- [{'met' if met else 'MISSED'}] {description}: {measured}")
