@@ -17,11 +17,13 @@
 #include <stdbool.h>
 
 #include "atomics.h"
+#include "memory.h"
 #include "pool.h"
 
 struct context {
   struct context *next; /* registry link: set before publication, then fixed */
   FT_Library library;   /* used by the holder only */
+  struct library_memory memory; /* the library's allocator */
   atomic_word mail;
   /* Written only by the holder. */
   atomic_counter opened;

@@ -1,16 +1,25 @@
 /* Creating a configured FT_Library, the same way for every backend. */
 #include "errors.h"
+#include "memory.h"
 #include "pool.h"
 
 #include FT_MODULE_H
 
-ftpool_status ftpool__library_new(ftpool *pool, FT_Library *library) {
+ftpool_status ftpool__library_new(ftpool *pool, struct library_memory *memory,
+                                  FT_Library *library) {
   FT_Library created;
-  FT_Error error = FT_New_Library(pool->memory, &created);
-  if (error)
+  ftpool__library_memory_watch(memory, pool->memory);
+  FT_Error error = FT_New_Library(&memory->rec, &created);
+  if (error) {
+    ftpool__library_memory_settle(memory);
     return ftpool__fail_freetype(error, 0);
+  }
   FT_Add_Default_Modules(created);
   FT_Set_Default_Properties(created);
+  if (ftpool__library_memory_settle(memory) != 0) {
+    FT_Done_Library(created);
+    return ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
+  }
   if (pool->configure) {
     error = pool->configure(created, pool->configure_arg);
     if (error) {

@@ -43,3 +43,39 @@ void ftpool__memory_free(FT_Memory memory, void *block) {
   if (block)
     memory->free(memory, block);
 }
+
+static void *watched_alloc(FT_Memory memory, long size) {
+  struct library_memory *m = memory->user;
+  void *block = m->pool_memory->alloc(m->pool_memory, size);
+  m->failures += !block;
+  return block;
+}
+
+static void watched_free(FT_Memory memory, void *block) {
+  struct library_memory *m = memory->user;
+  m->pool_memory->free(m->pool_memory, block);
+}
+
+static void *watched_realloc(FT_Memory memory, long cur_size, long new_size,
+                             void *block) {
+  struct library_memory *m = memory->user;
+  void *moved =
+      m->pool_memory->realloc(m->pool_memory, cur_size, new_size, block);
+  m->failures += !moved;
+  return moved;
+}
+
+void ftpool__library_memory_watch(struct library_memory *m,
+                                  FT_Memory pool_memory) {
+  m->rec =
+      (struct FT_MemoryRec_){m, watched_alloc, watched_free, watched_realloc};
+  m->pool_memory = pool_memory;
+  m->failures = 0;
+}
+
+unsigned ftpool__library_memory_settle(struct library_memory *m) {
+  /* From here the library calls the pool's allocator with no detour; the
+   * allocator sees this record's address, with the pool's `user`. */
+  m->rec = *m->pool_memory;
+  return m->failures;
+}

@@ -77,7 +77,7 @@ static ftpool_status new_context(struct per_thread_pool *pool,
   if (!c)
     return ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
   FT_Library library;
-  ftpool_status status = ftpool__library_new(&pool->base, &library);
+  ftpool_status status = ftpool__library_new(&pool->base, &c->memory, &library);
   if (status != FTPOOL_OK) {
     ftpool__memory_free(pool->base.memory, c);
     return status;

@@ -55,7 +55,10 @@ void ftpool__pool_fini_header(ftpool *pool);
  * to edit the face's library. */
 void ftpool__face_done(struct face_rec *rec);
 
-/* Creates and configures a library on the calling thread. */
-ftpool_status ftpool__library_new(ftpool *pool, FT_Library *library);
+/* Creates and configures a library on the calling thread; memory must
+ * outlive the library. */
+struct library_memory;
+ftpool_status ftpool__library_new(ftpool *pool, struct library_memory *memory,
+                                  FT_Library *library);
 
 #endif /* FTPOOL_POOL_H */

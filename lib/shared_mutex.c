@@ -15,6 +15,7 @@ struct shared_mutex_pool {
   ftpool base;
   pthread_mutex_t mutex; /* guards library's face lists and the counts */
   FT_Library library;
+  struct library_memory memory; /* the library's allocator */
   size_t opened;
   size_t closed;
 };
@@ -87,7 +88,8 @@ ftpool_status ftpool__shared_mutex_create(const ftpool_config *config,
   if (!pool)
     return ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
   ftpool__pool_init_header(&pool->base, &shared_mutex_backend, config);
-  ftpool_status status = ftpool__library_new(&pool->base, &pool->library);
+  ftpool_status status =
+      ftpool__library_new(&pool->base, &pool->memory, &pool->library);
   if (status != FTPOOL_OK) {
     ftpool__memory_free(config->memory, pool);
     return status;

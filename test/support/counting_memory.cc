@@ -35,8 +35,17 @@ CountingMemory *Self(FT_Memory memory) {
 
 CountingMemory::CountingMemory() : rec_{this, Alloc, Free, Realloc} {}
 
+bool CountingMemory::Attempt() {
+  if (paused_.load() || ++allocations_ != fail_at_.load())
+    return true;
+  failures_ += 1;
+  return false;
+}
+
 void *CountingMemory::Alloc(FT_Memory memory, long size) {
   CountingMemory *self = Self(memory);
+  if (!self->Attempt())
+    return nullptr;
   auto *h = static_cast<Header *>(std::malloc(sizeof(Header) + size));
   if (!h)
     return nullptr;
@@ -44,7 +53,6 @@ void *CountingMemory::Alloc(FT_Memory memory, long size) {
   h->size = size;
   self->bytes_ += size;
   self->blocks_ += 1;
-  self->allocations_ += 1;
   return h + 1;
 }
 
@@ -64,6 +72,8 @@ void *CountingMemory::Realloc(FT_Memory memory, long, long new_size,
                               void *block) {
   CountingMemory *self = Self(memory);
   Header *h = HeaderOf(block);
+  if (!self->Attempt())
+    return nullptr;
   long old_size = h->size;
   auto *moved =
       static_cast<Header *>(std::realloc(h, sizeof(Header) + new_size));
@@ -71,7 +81,6 @@ void *CountingMemory::Realloc(FT_Memory memory, long, long new_size,
     return nullptr;
   moved->size = new_size;
   self->bytes_ += new_size - old_size;
-  self->allocations_ += 1;
   return moved + 1;
 }
 
