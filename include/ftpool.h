@@ -16,6 +16,14 @@
  *     usual happens-before (a mutex, a queue, a thread join).
  *   - The FT_Library returned by ftpool_library belongs to the calling thread
  *     (per-thread backend): use it from that thread only.
+ *   - fork(): the child may go on using its pools. With the per-thread
+ *     backend, the contexts of the threads that did not survive the fork are
+ *     abandoned there, as if those threads had exited: their faces can be
+ *     closed and their libraries reused. One whose thread was inside
+ *     FreeType at that instant may be half-edited: it is quarantined, never
+ *     used in the child, and its library leaked there (see the stats). With
+ *     the shared-mutex backend, fork() waits for the thread inside the
+ *     pool's mutex, if any, to leave it.
  *
  * Undefined behaviour (not detected):
  *   - closing a face twice, or using it after ftpool_close;
@@ -29,9 +37,9 @@
  *   - FT_Reference_Library or FT_Done_Library on a pool's library;
  *   - leaving the configure callback other than by returning (pthread_exit,
  *     longjmp, cancellation);
- *   - fork() while another thread is inside a pool call (in the child, the
- *     contexts other threads held stay held: their faces can still be closed,
- *     but those closes are carried out only by ftpool_destroy);
+ *   - fork() while another thread uses its ftpool_library library directly
+ *     (not through the pool): the pool cannot see that, and the child may
+ *     reuse that library;
  *   - releasing a blob more often than it was given or retained;
  *   - any call on a pool after ftpool_destroy, or with its blobs.
  *
@@ -120,6 +128,11 @@ typedef struct ftpool_stats {
   size_t contexts_owned;    /* of those, owned by a thread right now */
   size_t contexts_recycled; /* a new thread took over an exited one's */
   size_t contexts_adopted;  /* a closer borrowed an exited one's to close */
+  /* In a fork() child: contexts of threads that did not survive the fork,
+   * given back for reuse, and those whose thread was inside FreeType at the
+   * fork, never used again (their library is leaked in the child). */
+  size_t contexts_abandoned_at_fork;
+  size_t contexts_quarantined;
   size_t faces_open;        /* opened and not yet closed */
   size_t faces_opened;      /* since the pool was created */
   size_t faces_closed;      /* FT_Done_Face calls made by the pool */

@@ -39,6 +39,21 @@ static inline uintptr_t word_load_relaxed(atomic_word *a) {
   return atomic_load_explicit(&a->v, memory_order_relaxed);
 }
 
+static inline void word_store_relaxed(atomic_word *a, uintptr_t value) {
+  atomic_store_explicit(&a->v, value, memory_order_relaxed);
+}
+
+static inline void word_store_release(atomic_word *a, uintptr_t value) {
+  atomic_store_explicit(&a->v, value, memory_order_release);
+}
+
+/* On failure *expected is reloaded. */
+static inline bool word_cas_relaxed(atomic_word *a, uintptr_t *expected,
+                                    uintptr_t desired) {
+  return atomic_compare_exchange_strong_explicit(
+      &a->v, expected, desired, memory_order_relaxed, memory_order_relaxed);
+}
+
 static inline uintptr_t word_exchange_acquire(atomic_word *a, uintptr_t value) {
   return atomic_exchange_explicit(&a->v, value, memory_order_acquire);
 }
@@ -62,6 +77,10 @@ static inline void ptr_init(atomic_ptr *a, void *value) {
 
 static inline void *ptr_load_relaxed(atomic_ptr *a) {
   return atomic_load_explicit(&a->v, memory_order_relaxed);
+}
+
+static inline void ptr_store_relaxed(atomic_ptr *a, void *value) {
+  atomic_store_explicit(&a->v, value, memory_order_relaxed);
 }
 
 static inline void *ptr_load_acquire(atomic_ptr *a) {
@@ -136,6 +155,13 @@ static inline size_t counter_add_relaxed(atomic_counter *c, size_t n) {
 
 static inline void counter_sub_relaxed(atomic_counter *c, size_t n) {
   atomic_fetch_sub_explicit(&c->v, n, memory_order_relaxed);
+}
+
+/* Orders the stores before it before those after it, as seen from the same
+ * thread interrupted between them (a signal handler, or a fork() taken by
+ * another thread, which copies memory at an instruction boundary of ours). */
+static inline void fence_signal_release(void) {
+  atomic_signal_fence(memory_order_release);
 }
 
 #endif /* FTPOOL_ATOMICS_H */

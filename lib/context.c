@@ -1,5 +1,7 @@
 #include "context.h"
 
+#include "fork.h"
+
 void ftpool__context_init(struct context *c, FT_Library library) {
   c->next = NULL;
   c->library = library;
@@ -10,6 +12,12 @@ void ftpool__context_init(struct context *c, FT_Library library) {
   counter_init(&c->recycled);
   counter_init(&c->adopted);
   counter_init(&c->deferred);
+  ptr_init(&c->holder, NULL);
+  word_init(&c->holder_generation, 0);
+  word_init(&c->busy, 0);
+  word_init(&c->quarantined, 0);
+  counter_init(&c->abandoned_at_fork);
+  ftpool__fork_stamp(c);
 }
 
 bool ftpool__context_try_claim(struct context *c) {
@@ -20,11 +28,14 @@ bool ftpool__context_try_claim(struct context *c) {
     if (expected != CONTEXT_FREE)
       return false;
   }
+  ftpool__fork_stamp(c);
   return true;
 }
 
 void ftpool__context_close(struct context *c, struct face_rec *rec) {
+  ftpool__context_enter(c);
   ftpool__face_done(rec);
+  ftpool__context_leave(c);
   counter_bump_single_writer(&c->closed);
 }
 
@@ -43,6 +54,7 @@ void ftpool__context_drain_mail(struct context *c) {
 }
 
 void ftpool__context_release(struct context *c) {
+  ftpool__fork_unstamp(c);
   uintptr_t expected = CONTEXT_HELD;
   /* Release pairs with the acquire in context_try_claim. The CAS succeeds
    * only on an empty mailbox, so a close posted at any time before it is

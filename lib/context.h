@@ -33,6 +33,13 @@ struct context {
   atomic_counter adopted;
   /* Written by any closer. */
   atomic_counter deferred;
+  /* For fork() (fork.h): the holder's stamp, written by the holder; busy
+   * while the holder is inside FreeType on the library. */
+  atomic_ptr holder;
+  atomic_word holder_generation;
+  atomic_word busy;
+  atomic_word quarantined; /* set once, by a fork recovery */
+  atomic_counter abandoned_at_fork;
 };
 
 /* A new context, HELD by the caller, not yet published. */
@@ -64,5 +71,16 @@ void ftpool__context_release(struct context *c);
 void ftpool__context_hand_over(struct context *c, struct face_rec *rec);
 
 bool ftpool__context_is_held(struct context *c);
+
+/* Holder only: bracket every FreeType call that edits the library, so that a
+ * fork() child can tell a library left half-edited. */
+static inline void ftpool__context_enter(struct context *c) {
+  word_store_relaxed(&c->busy, 1);
+  fence_signal_release(); /* marked before the edits it covers begin */
+}
+
+static inline void ftpool__context_leave(struct context *c) {
+  word_store_release(&c->busy, 0); /* after the edits it covered */
+}
 
 #endif /* FTPOOL_CONTEXT_H */

@@ -8,6 +8,7 @@
 
 #include "context.h"
 #include "errors.h"
+#include "fork.h"
 #include "memory.h"
 #include "registry.h"
 
@@ -18,6 +19,7 @@ struct per_thread_pool {
   size_t serial;     /* unique per pool in the process, never reused */
   pthread_key_t key; /* the calling thread's held context */
   struct registry registry;
+  atomic_word fork_generation; /* the last fork the pool recovered from */
 };
 
 static struct per_thread_pool *as_per_thread(ftpool *pool) {
@@ -88,10 +90,18 @@ static ftpool_status new_context(struct per_thread_pool *pool,
   return FTPOOL_OK;
 }
 
+/* In a fork() child, gives back the contexts of the threads that did not
+ * survive, before anyone looks for a FREE context or posts to theirs. */
+static void recover_from_fork(struct per_thread_pool *pool) {
+  if (ftpool__fork_recovery_due(&pool->fork_generation))
+    ftpool__fork_recover(&pool->registry);
+}
+
 /* Claims a FREE context, or makes one. The configure callback runs here, with
  * no lock held and nobody waiting for it. */
 static ftpool_status claim_or_create(struct per_thread_pool *pool,
                                      struct context **out) {
+  recover_from_fork(pool);
   struct context *c = ftpool__registry_claim_free(&pool->registry);
   if (!c)
     return new_context(pool, out);
@@ -174,7 +184,9 @@ static ftpool_status pt_open(ftpool *base, const FT_Open_Args *args,
   ftpool_status status = own_context(as_per_thread(base), &c, &borrowed);
   if (status != FTPOOL_OK)
     return status;
+  ftpool__context_enter(c);
   FT_Error error = FT_Open_Face(c->library, args, face_index, &rec->face);
+  ftpool__context_leave(c);
   if (!error) {
     rec->owner = c;
     counter_bump_single_writer(&c->opened);
@@ -189,10 +201,12 @@ static void pt_close(ftpool *base, struct face_rec *rec) {
   struct context *owner = rec->owner;
   if (self)
     ftpool__context_drain(self);
-  if (owner == self)
+  if (owner == self) {
     ftpool__context_close(owner, rec);
-  else
-    ftpool__context_hand_over(owner, rec);
+    return;
+  }
+  recover_from_fork(as_per_thread(base));
+  ftpool__context_hand_over(owner, rec);
 }
 
 static void pt_collect(ftpool *base) {
@@ -222,20 +236,27 @@ static void pt_stats(ftpool *base, ftpool_stats *s) {
     s->faces_open += open_in(c);
     s->closes_deferred += counter_load_relaxed(&c->deferred);
     s->closes_drained += counter_load_relaxed(&c->drained);
+    s->contexts_abandoned_at_fork +=
+        counter_load_relaxed(&c->abandoned_at_fork);
+    s->contexts_quarantined += word_load_relaxed(&c->quarantined);
   }
 }
 
 /* No other call may overlap this one, so every context is ours: drain its
- * mailbox, then FT_Done_Library closes the faces still open. */
+ * mailbox, then FT_Done_Library closes the faces still open. A quarantined
+ * context's library may be half-edited: it is left alone (leaked). */
 static void pt_destroy(ftpool *base) {
   struct per_thread_pool *pool = as_per_thread(base);
   pthread_key_delete(pool->key);
+  recover_from_fork(pool);
   struct context *c = ftpool__registry_first(&pool->registry);
   while (c) {
     struct context *next = c->next;
-    ftpool__context_drain(c);
-    FT_Done_Library(c->library);
-    ftpool__memory_free(base->memory, c);
+    if (!word_load_relaxed(&c->quarantined)) {
+      ftpool__context_drain(c);
+      FT_Done_Library(c->library);
+      ftpool__memory_free(base->memory, c);
+    }
     c = next;
   }
   ftpool__pool_fini_header(base);
@@ -260,6 +281,7 @@ ftpool_status ftpool__per_thread_create(const ftpool_config *config,
   ftpool__pool_init_header(&pool->base, &per_thread_backend, config);
   pool->serial = counter_add_relaxed(&pools_created, 1);
   ftpool__registry_init(&pool->registry);
+  word_init(&pool->fork_generation, ftpool__fork_generation());
   if (pthread_key_create(&pool->key, on_thread_exit) != 0) {
     ftpool__memory_free(config->memory, pool);
     return ftpool__fail(FTPOOL_ERR_THREAD);

@@ -13,6 +13,7 @@
 
 struct shared_mutex_pool {
   ftpool base;
+  struct shared_mutex_pool *prev, *next; /* in `pools`, for fork() */
   pthread_mutex_t mutex; /* guards library's face lists and the counts */
   FT_Library library;
   struct library_memory memory; /* the library's allocator */
@@ -22,6 +23,54 @@ struct shared_mutex_pool {
 
 static struct shared_mutex_pool *as_shared(ftpool *pool) {
   return (struct shared_mutex_pool *)pool;
+}
+
+/* Every pool of this backend, so that fork() happens with no thread inside
+ * any pool's mutex: the child then finds each library whole and each mutex
+ * free. This is the mutex design, so it may take locks. */
+static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shared_mutex_pool *pools;
+
+/* test/fork_test.cc's negative control builds without the handlers. */
+#ifndef FTPOOL_NO_FORK_HANDLERS
+static void before_fork(void) {
+  pthread_mutex_lock(&pools_lock);
+  for (struct shared_mutex_pool *p = pools; p; p = p->next)
+    pthread_mutex_lock(&p->mutex);
+}
+
+static void after_fork(void) {
+  for (struct shared_mutex_pool *p = pools; p; p = p->next)
+    pthread_mutex_unlock(&p->mutex);
+  pthread_mutex_unlock(&pools_lock);
+}
+
+/* At load time, so that no first call races to register or waits for
+ * another to. */
+__attribute__((constructor)) static void register_fork_handlers(void) {
+  pthread_atfork(before_fork, after_fork, after_fork);
+}
+#endif
+
+static void link_pool(struct shared_mutex_pool *pool) {
+  pthread_mutex_lock(&pools_lock);
+  pool->prev = NULL;
+  pool->next = pools;
+  if (pools)
+    pools->prev = pool;
+  pools = pool;
+  pthread_mutex_unlock(&pools_lock);
+}
+
+static void unlink_pool(struct shared_mutex_pool *pool) {
+  pthread_mutex_lock(&pools_lock);
+  if (pool->prev)
+    pool->prev->next = pool->next;
+  else
+    pools = pool->next;
+  if (pool->next)
+    pool->next->prev = pool->prev;
+  pthread_mutex_unlock(&pools_lock);
 }
 
 static ftpool_status sm_library(ftpool *base, FT_Library *library) {
@@ -66,6 +115,7 @@ static void sm_stats(ftpool *base, ftpool_stats *s) {
 
 static void sm_destroy(ftpool *base) {
   struct shared_mutex_pool *pool = as_shared(base);
+  unlink_pool(pool);
   FT_Done_Library(pool->library);
   pthread_mutex_destroy(&pool->mutex);
   ftpool__pool_fini_header(base);
@@ -95,6 +145,7 @@ ftpool_status ftpool__shared_mutex_create(const ftpool_config *config,
     return status;
   }
   pthread_mutex_init(&pool->mutex, NULL);
+  link_pool(pool);
   *out = &pool->base;
   return FTPOOL_OK;
 }

@@ -28,6 +28,17 @@ std::string ChildResult::Describe() const {
 }
 
 ChildResult RunSelf(const std::string &mode, int timeout_seconds) {
+  std::string arg = "--child=" + mode;
+  return RunForked(
+      [&] {
+        execl("/proc/self/exe", "child", arg.c_str(),
+              static_cast<char *>(nullptr));
+        return 127;
+      },
+      timeout_seconds);
+}
+
+ChildResult RunForked(const std::function<int()> &child, int timeout_seconds) {
   char log_path[] = "/tmp/ftpool_child_XXXXXX";
   int log = mkstemp(log_path);
   ChildResult result;
@@ -37,9 +48,9 @@ ChildResult RunSelf(const std::string &mode, int timeout_seconds) {
   if (pid == 0) {
     dup2(log, 1);
     dup2(log, 2);
-    std::string arg = "--child=" + mode;
-    execl("/proc/self/exe", "child", arg.c_str(), static_cast<char *>(nullptr));
-    _exit(127);
+    int code = child();
+    std::fflush(nullptr);
+    _exit(code);
   }
   close(log);
   auto deadline =

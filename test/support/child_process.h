@@ -3,6 +3,7 @@
 #ifndef FTPOOL_TEST_CHILD_PROCESS_H
 #define FTPOOL_TEST_CHILD_PROCESS_H
 
+#include <functional>
 #include <string>
 
 namespace ftpool_test {
@@ -15,6 +16,10 @@ struct ChildResult {
   std::string output; // the child's stdout and stderr, for diagnostics
   std::string Describe() const;
 };
+
+// Forks; the child runs child() (in a copy of this process, threads aside)
+// and exits with its result; kills it after timeout_seconds.
+ChildResult RunForked(const std::function<int()> &child, int timeout_seconds);
 
 // Executes this binary again as `binary --child=mode`, which runs the child
 // mode registered under that name instead of the tests; kills it after
