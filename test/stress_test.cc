@@ -3,6 +3,7 @@
 // backends, and, as the negative control, on one unprotected FT_Library
 // shared by all threads, which the same checks must catch.
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -123,13 +124,17 @@ private:
 struct StressSize {
   int threads;
   int rounds;
-  int cycles; // per thread per round
+  int cycles;  // per thread per round
+  int seconds; // if > 0, rounds go on until this much time has passed
 };
 
+// FTPOOL_STRESS_SECONDS makes a soak run of it (scripts/soak.sh).
 StressSize SizeFromEnvironment() {
-  StressSize size{16, 4, 600};
+  StressSize size{16, 4, 600, 0};
   if (const char *rounds = std::getenv("FTPOOL_STRESS_ROUNDS"))
     size.rounds = std::atoi(rounds);
+  if (const char *seconds = std::getenv("FTPOOL_STRESS_SECONDS"))
+    size.seconds = std::atoi(seconds);
   return size;
 }
 
@@ -140,6 +145,7 @@ struct StressResult {
   size_t failed_opens = 0;
   size_t wrong_renders = 0;
   bool counts_add_up = false;
+  int rounds = 0;
 };
 
 std::vector<Font> LoadFonts() {
@@ -178,7 +184,12 @@ StressResult RunStress(Opener &opener, StressSize size) {
   };
 
   int next_id = 0;
-  for (int round = 0; round < size.rounds; ++round) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(size.seconds);
+  int round = 0;
+  for (; size.seconds > 0 ? std::chrono::steady_clock::now() < deadline
+                          : round < size.rounds;
+       ++round) {
     std::vector<std::thread> threads;
     for (int t = 0; t < size.threads; ++t) {
       int id = next_id++;
@@ -222,6 +233,7 @@ StressResult RunStress(Opener &opener, StressSize size) {
   r.failed_opens = failed;
   r.wrong_renders = wrong;
   r.counts_add_up = opener.Finish(r.opened);
+  r.rounds = round;
   return r;
 }
 
@@ -234,7 +246,7 @@ void CheckStress(ftpool_backend backend) {
   StressSize size = SizeFromEnvironment();
   PoolOpener opener(backend);
   StressResult r = RunStress(opener, size);
-  const size_t expected = size_t(size.threads) * size.rounds * size.cycles;
+  const size_t expected = size_t(size.threads) * r.rounds * size.cycles;
   EXPECT_EQ(r.opened, expected);
   EXPECT_EQ(r.failed_opens, 0u);
   EXPECT_EQ(r.closed, r.opened);
@@ -244,7 +256,7 @@ void CheckStress(ftpool_backend backend) {
   EXPECT_GE(r.closed_by_other_thread * 4, r.closed);
   std::printf("%zu faces opened, rendered and closed by %d threads in %d "
               "rounds; %zu closed by another thread\n",
-              r.opened, size.threads, size.rounds, r.closed_by_other_thread);
+              r.opened, size.threads, r.rounds, r.closed_by_other_thread);
 }
 
 TEST(StressTest, PerThread) { CheckStress(FTPOOL_BACKEND_PER_THREAD); }
