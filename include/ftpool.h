@@ -105,7 +105,10 @@ typedef struct ftpool_config {
   ftpool_backend backend;
   /* Allocator for every library and for the pool's own structures; NULL for
    * malloc. It must be thread-safe, return memory aligned as malloc's, and
-   * outlive the pool. */
+   * outlive the pool. Libraries call it through a copy of the record (same
+   * user and functions), so it must find its state through memory->user,
+   * not the record's address. When it fails, the call that needed the
+   * memory fails with FTPOOL_ERR_OUT_OF_MEMORY and the pool stays usable. */
   FT_Memory memory;
   ftpool_configure_fn configure; /* may be NULL */
   void *configure_arg;
