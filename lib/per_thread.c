@@ -28,10 +28,30 @@ static struct per_thread_pool *as_per_thread(ftpool *pool) {
 
 static atomic_counter pools_created;
 
-/* The key's value while the thread's first call builds its context, so that a
- * call from the configure callback is refused instead of recursing. */
+/* The key's value while the thread's first call claims or builds its
+ * context: it reserves the thread's slot (see attach). */
 static char attaching;
 #define ATTACHING ((void *)&attaching)
+
+/*
+ * The pools whose configure callback this thread is running, for a new
+ * context (attaching or, when exiting, borrowing), the innermost first. A
+ * call from the callback back into one of them is refused instead of
+ * recursing. A list, not a flag: a callback may use another pool, whose
+ * callback may come back to the first.
+ */
+struct configuring_frame {
+  size_t serial;
+  const struct configuring_frame *outer;
+};
+static _Thread_local const struct configuring_frame *configuring;
+
+static bool is_configuring(const struct per_thread_pool *pool) {
+  for (const struct configuring_frame *f = configuring; f; f = f->outer)
+    if (f->serial == pool->serial)
+      return true;
+  return false;
+}
 
 /*
  * The calling thread's context in the pool it used last: one TLS load on the
@@ -103,11 +123,16 @@ static ftpool_status claim_or_create(struct per_thread_pool *pool,
                                      struct context **out) {
   recover_from_fork(pool);
   struct context *c = ftpool__registry_claim_free(&pool->registry);
-  if (!c)
-    return new_context(pool, out);
-  counter_bump_single_writer(&c->recycled);
-  *out = c;
-  return FTPOOL_OK;
+  if (c) {
+    counter_bump_single_writer(&c->recycled);
+    *out = c;
+    return FTPOOL_OK;
+  }
+  struct configuring_frame frame = {pool->serial, configuring};
+  configuring = &frame;
+  ftpool_status status = new_context(pool, out);
+  configuring = frame.outer;
+  return status;
 }
 
 /* The slow path of a thread's first call: claim a context and bind it to the
@@ -142,7 +167,7 @@ own_context_slow(struct per_thread_pool *pool, struct context **out,
     *out = c;
     return FTPOOL_OK;
   }
-  if (pthread_getspecific(pool->key) == ATTACHING)
+  if (is_configuring(pool))
     return ftpool__fail(FTPOOL_ERR_REENTRANT);
   if (thread_exiting) {
     *borrowed = true;

@@ -230,6 +230,137 @@ TEST_F(ProtocolTest, CallsFromLateDestructorsLeaveNothingHeld) {
   EXPECT_EQ(s.closes_deferred, 0u);
 }
 
+// A thread whose *first* call comes from another library's destructor: in
+// the rounds before the last it attaches, and our destructor, run in the
+// next round, releases its context. In libc's last round no destructor runs
+// after it, and nothing tells a destructor which round it is in: the context
+// stays held by a thread that is gone, closes posted to it wait for
+// ftpool_destroy, which closes them (design.md, "Thread-specific data and
+// exit"; the model's LATE_FIRST_CALL).
+struct FirstCallInRound {
+  ftpool *pool;
+  pthread_key_t key;
+  intptr_t round; // the destructor round that makes the first call
+  FT_Face face = nullptr;
+  ftpool_status status = FTPOOL_ERR_FREETYPE;
+};
+FirstCallInRound *first_call;
+
+void FirstCallDestructor(void *arg) {
+  intptr_t round = reinterpret_cast<intptr_t>(arg);
+  if (round == first_call->round)
+    first_call->status =
+        ftpool_open_file(first_call->pool, kSans, 0, &first_call->face);
+  if (round < kLateRounds)
+    pthread_setspecific(first_call->key, reinterpret_cast<void *>(round + 1));
+}
+
+// Runs a thread whose first call is in `round`; returns the stats after it
+// was joined, with its face still open. The pool's key is older than the
+// caller's, so in each round ftpool's destructor runs first.
+ftpool_stats FirstCallFromDestructorRound(ftpool *pool, intptr_t round,
+                                          FT_Face *face) {
+  FirstCallInRound call;
+  call.pool = pool;
+  call.round = round;
+  EXPECT_EQ(pthread_key_create(&call.key, FirstCallDestructor), 0);
+  first_call = &call;
+  std::thread([&] {
+    pthread_setspecific(call.key, reinterpret_cast<void *>(1));
+  }).join();
+  pthread_key_delete(call.key);
+  EXPECT_EQ(call.status, FTPOOL_OK);
+  *face = call.face;
+  ftpool_stats s;
+  EXPECT_EQ(ftpool_get_stats(pool, &s), FTPOOL_OK);
+  return s;
+}
+
+TEST_F(ProtocolTest, FirstCallFromADestructorIsReleasedNextRound) {
+  for (intptr_t round = 1; round < kLateRounds; ++round) {
+    SCOPED_TRACE(round);
+    FT_Face face = nullptr;
+    ftpool_stats s = FirstCallFromDestructorRound(pool_, round, &face);
+    ASSERT_NE(face, nullptr);
+    EXPECT_EQ(s.contexts_owned, 0u);
+    ASSERT_EQ(ftpool_close(pool_, face), FTPOOL_OK);
+    EXPECT_EQ(Stats(pool_).closes_deferred, 0u); // adopted, not posted
+  }
+}
+
+#ifndef __SANITIZE_THREAD__ // see kLateRounds
+TEST_F(ProtocolTest, FirstCallInTheLastDestructorRoundHoldsUntilDestroy) {
+  FT_Face face = nullptr;
+  ftpool_stats s = FirstCallFromDestructorRound(pool_, kLateRounds, &face);
+  ASSERT_NE(face, nullptr);
+  EXPECT_EQ(s.contexts_owned, 1u);
+  ASSERT_EQ(ftpool_close(pool_, face), FTPOOL_OK);
+  s = Stats(pool_);
+  EXPECT_EQ(s.closes_deferred, 1u);
+  EXPECT_EQ(s.faces_open, 1u);
+  // TearDown: ftpool_destroy drains it; no byte outstanding.
+}
+#endif
+
+// A thread that calls in after its destructor ran borrows a context; if it
+// must build one, the configure callback runs, and a call from it back into
+// the pool is refused as on attach, not recursed into.
+ftpool *borrow_pool;
+ftpool_status borrow_reentry = FTPOOL_OK;
+int borrow_configures = 0;
+
+FT_Error ConfigureCallingBackWhileBorrowing(FT_Library, void *) {
+  ++borrow_configures;
+  FT_Face face;
+  borrow_reentry = ftpool_open_file(borrow_pool, kSans, 0, &face);
+  if (borrow_reentry == FTPOOL_OK)
+    ftpool_close(borrow_pool, face);
+  return 0;
+}
+
+struct BorrowingCaller {
+  pthread_key_t key;
+  FT_Face face = nullptr;
+  ftpool_status status = FTPOOL_ERR_FREETYPE;
+};
+BorrowingCaller *borrowing;
+
+void BorrowingDestructor(void *arg) {
+  if (reinterpret_cast<intptr_t>(arg) == 1) {
+    pthread_setspecific(borrowing->key, reinterpret_cast<void *>(2));
+    return; // round 1: our pool's destructor has not necessarily run yet
+  }
+  borrowing->status = ftpool_open_file(borrow_pool, kSans, 0, &borrowing->face);
+}
+
+TEST_F(ProtocolTest, ConfigureCallingBackWhileBorrowingIsRefused) {
+  ftpool_config config;
+  ftpool_config_init(&config);
+  config.memory = memory_.get();
+  config.configure = ConfigureCallingBackWhileBorrowing;
+  ASSERT_EQ(ftpool_create(&config, &borrow_pool), FTPOOL_OK);
+  BorrowingCaller caller;
+  borrowing = &caller;
+  ASSERT_EQ(pthread_key_create(&caller.key, BorrowingDestructor), 0);
+  std::thread([&] {
+    // A context in pool_ makes ftpool's destructor run (round 1), so the
+    // call in round 2 comes from an exiting thread: it borrows, and
+    // borrow_pool has no context to claim, so it builds one.
+    FT_Library library;
+    ASSERT_EQ(ftpool_library(pool_, &library), FTPOOL_OK);
+    pthread_setspecific(caller.key, reinterpret_cast<void *>(1));
+  }).join();
+  pthread_key_delete(caller.key);
+  EXPECT_EQ(caller.status, FTPOOL_OK);
+  EXPECT_EQ(borrow_configures, 1);
+  EXPECT_EQ(borrow_reentry, FTPOOL_ERR_REENTRANT);
+  ftpool_stats s = Stats(borrow_pool);
+  EXPECT_EQ(s.contexts, 1u);
+  EXPECT_EQ(s.contexts_owned, 0u); // borrowed, then given back
+  ASSERT_EQ(ftpool_close(borrow_pool, caller.face), FTPOOL_OK);
+  ftpool_destroy(borrow_pool);
+}
+
 // 10,000 short-lived threads, at most two alive at once, each opening a face
 // and closing the one its predecessor's predecessor left: the registry stays
 // at the peak of live threads plus a small constant.
