@@ -2,28 +2,13 @@
 # Model-checks the context protocol (docs/design.pml) with spin: the model
 # must hold in every state (exhaustive search), and each negative control, a
 # mutation of one step of the protocol, must make spin report an error.
-# Installs spin and gcc if missing. About 30 s and 1.1 GiB on 2 cores.
+# Installs spin if missing. About 1 to 1.5 min and 1.1 GiB on 2 cores.
 # Usage: scripts/model_check.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 model=$PWD/docs/design.pml
 
-packages=(spin gcc libc6-dev)
-missing=()
-for p in "${packages[@]}"; do
-  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-  [ "$status" = "install ok installed" ] || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "model_check: installing ${missing[*]}" >&2
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  if ! $sudo apt-get install -y --no-install-recommends "${missing[@]}"; then
-    $sudo apt-get update
-    $sudo apt-get install -y --no-install-recommends "${missing[@]}"
-  fi
-fi
+scripts/setup.sh spin libc6-dev
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

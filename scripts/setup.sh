@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the build and the tests need (and, with
-# `bench`, what the benchmarks need too), if any is missing. Safe to run
-# again; does nothing when all are present.
-# Usage: scripts/setup.sh [bench]
+# Installs the Debian packages the build and the tests need (with `bench`,
+# what the benchmarks need too, and any other package named), if any is
+# missing. Safe to run again; does nothing when all are present. The other
+# scripts call it with the packages of their own tools.
+# Usage: scripts/setup.sh [bench] [PACKAGE...]
 set -euo pipefail
 
 packages=(
@@ -11,10 +12,13 @@ packages=(
   libfreetype-dev libgtest-dev libbenchmark-dev
   fonts-dejavu-core
 )
-if [ "${1:-}" = bench ]; then
+for arg in "$@"; do
+  case "$arg" in
   # A large CJK collection, where the cost of opening grows with size.
-  packages+=(fonts-noto-cjk python3 python3-matplotlib)
-fi
+  bench) packages+=(fonts-noto-cjk python3 python3-matplotlib) ;;
+  *) packages+=("$arg") ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

@@ -6,13 +6,7 @@
 # Usage: scripts/valgrind.sh [extra bazel test flags]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-if ! command -v valgrind >/dev/null; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get install -y --no-install-recommends valgrind ||
-    { $sudo apt-get update && $sudo apt-get install -y --no-install-recommends valgrind; }
-fi
+scripts/setup.sh valgrind
 
 memcheck="valgrind --tool=memcheck --error-exitcode=99 --leak-check=full"
 memcheck+=" --errors-for-leak-kinds=definite,indirect"
