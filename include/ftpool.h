@@ -250,6 +250,7 @@ ftpool_status ftpool_close(ftpool *pool, FT_Face face);
  * thread that holds faces and rarely calls into the pool may call this. */
 ftpool_status ftpool_collect(ftpool *pool);
 
+/* Fills *stats with the pool's counters (see ftpool_stats). */
 ftpool_status ftpool_get_stats(ftpool *pool, ftpool_stats *stats);
 
 /* A message for a status; never NULL. */

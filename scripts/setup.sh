@@ -11,6 +11,7 @@ packages=(
   gcc g++ binutils
   libfreetype-dev libgtest-dev libbenchmark-dev
   fonts-dejavu-core
+  python3
 )
 for arg in "$@"; do
   case "$arg" in
