@@ -59,6 +59,23 @@
 extern "C" {
 #endif
 
+/*
+ * The version of this header, in the one place it is written (CMakeLists.txt
+ * reads it from here). ftpool_version gives the version of the library
+ * actually linked, which can differ from the header's when a program runs
+ * against another build of the shared library. The shared library's soname
+ * carries MAJOR (libftpool.so.0): a new MAJOR breaks the ABI, a new MINOR
+ * only adds to it.
+ */
+#define FTPOOL_VERSION_MAJOR 0
+#define FTPOOL_VERSION_MINOR 1
+#define FTPOOL_VERSION_PATCH 0
+#define FTPOOL_VERSION_STRING                                                  \
+  FTPOOL__STR(FTPOOL_VERSION_MAJOR)                                            \
+  "." FTPOOL__STR(FTPOOL_VERSION_MINOR) "." FTPOOL__STR(FTPOOL_VERSION_PATCH)
+#define FTPOOL__STR(x) FTPOOL__STR2(x)
+#define FTPOOL__STR2(x) #x
+
 typedef enum ftpool_status {
   FTPOOL_OK = 0,
   FTPOOL_ERR_INVALID_ARGUMENT, /* NULL pointer, bad size, bad config value */
@@ -259,6 +276,10 @@ const char *ftpool_strerror(ftpool_status status);
 /* FreeType's error code from the calling thread's last failed call (0 if the
  * last failure did not come from FreeType). */
 FT_Error ftpool_last_ft_error(void);
+
+/* The FTPOOL_VERSION_STRING the library was built with, "MAJOR.MINOR.PATCH";
+ * compare it with the header's to detect a mismatched shared library. */
+const char *ftpool_version(void);
 
 #ifdef __cplusplus
 }

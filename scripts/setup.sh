@@ -2,17 +2,23 @@
 # Installs the Debian packages the build and the tests need (with `bench`,
 # what the benchmarks need too, and any other package named), if any is
 # missing. Safe to run again; does nothing when all are present. The other
-# scripts call it with the packages of their own tools.
-# Usage: scripts/setup.sh [bench] [PACKAGE...]
+# scripts call it with the packages of their own tools; with --only, just
+# those (for the checks that build without Bazel).
+# Usage: scripts/setup.sh [--only] [bench] [PACKAGE...]
 set -euo pipefail
 
-packages=(
+base=(
   bazel-bootstrap bazel-rules-java bazel-platforms
   gcc g++ binutils
   libfreetype-dev libgtest-dev libbenchmark-dev
   fonts-dejavu-core
   python3
 )
+packages=("${base[@]}")
+if [ "${1:-}" = --only ]; then
+  packages=()
+  shift
+fi
 for arg in "$@"; do
   case "$arg" in
   # A large CJK collection, where the cost of opening grows with size.

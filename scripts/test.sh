@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Every test, in four builds: plain, AddressSanitizer, ThreadSanitizer and
-# UndefinedBehaviorSanitizer. Installs what is missing first.
+# Every test: the Bazel test suite in four builds (plain, AddressSanitizer,
+# ThreadSanitizer, UndefinedBehaviorSanitizer), then the checks that run
+# outside it: the unit tests under valgrind, the protocol's model under spin,
+# a bounded fuzz run, and the ways of embedding ftpool (CMake and
+# pkg-config, another Bazel workspace). Installs what is missing first; each check installs its own
+# tools.
 # Usage: scripts/test.sh [extra bazel test flags]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -8,22 +12,40 @@ scripts/setup.sh || exit 1
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-builds_failed=0
+failures=()
+
+# Runs one step, timed; a failure is remembered and the next step runs.
+step() {
+  local name=$1
+  shift
+  echo "=== $name: $*"
+  local start result=passed
+  start=$(date +%s)
+  "$@" || { result=FAILED && failures+=("$name"); }
+  echo "=== $name: $result in $(($(date +%s) - start)) s"
+}
+
+bazel_test() { bazel test "$@" //... 2>&1 | tee -a "$log"; }
 for config in plain asan tsan ubsan; do
   flags=()
   [ "$config" = plain ] || flags=(--config="$config")
-  echo "=== bazel test ${flags[*]} //..."
-  start=$(date +%s)
-  if bazel test "${flags[@]}" "$@" //... 2>&1 | tee -a "$log"; then
-    result=passed
-  else
-    builds_failed=$((builds_failed + 1))
-    result=FAILED
-  fi
-  echo "=== $config: $result in $(($(date +%s) - start)) s"
+  step "bazel $config" bazel_test "${flags[@]}" "$@"
 done
 # One line per test target and build, as Bazel's summary prints them.
 passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log" || true)
 failed=$(grep -cE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|FLAKY)' "$log" || true)
-echo "tests: $passed passed, $failed failed"
-[ "$builds_failed" -eq 0 ] && [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+echo "bazel tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ] || failures+=("bazel summary")
+
+step valgrind scripts/valgrind.sh
+step "spin model" scripts/model_check.sh
+step fuzz scripts/fuzz.sh
+step cmake scripts/cmake_check.sh
+step "bazel consumer" scripts/bazel_consumer_check.sh
+
+if [ ${#failures[@]} -eq 0 ]; then
+  echo "all tests passed"
+else
+  echo "FAILED: ${failures[*]}"
+  exit 1
+fi
