@@ -12,6 +12,7 @@ base=(
   gcc g++ binutils
   libfreetype-dev libgtest-dev libbenchmark-dev
   fonts-dejavu-core
+  libharfbuzz-dev
   python3
 )
 packages=("${base[@]}")

@@ -1,0 +1,319 @@
+// ftpool.hpp: C++ handles for ftpool. Header-only; needs C++17 or later.
+// The namespace is ftpool_cpp: C++ cannot have a namespace ftpool beside
+// ftpool.h's struct ftpool.
+//
+// Pool owns an ftpool (or refers to one it does not own, such as the
+// process-wide default pool). Face owns one open FT_Face and closes it with
+// ftpool_close when destroyed, from whichever thread destroys it: the pool
+// hands the close to the face's owner thread when needed (see ftpool.h).
+// Blob owns one reference to an ftpool_blob. All three are move-only; a
+// moved-from handle is empty and its destructor does nothing.
+//
+// Errors: a function that can fail throws ftpool_cpp::Error, which carries the
+// ftpool_status and, when FreeType failed, FreeType's error code (from
+// ftpool_last_ft_error on the failing thread). Each has a non-throwing twin
+// named try_...: it is noexcept, returns the ftpool_status, fills its out
+// parameter on success and leaves it unchanged on failure. Built without
+// exceptions (-fno-exceptions), the header declares only the try_ functions.
+// What cannot fail on a non-empty handle (stats, collect, sharing a blob) is
+// noexcept.
+//
+// Destructors cannot throw. ~Face calls ftpool_close, which can only fail
+// for a face adopted with the wrong pool (FTPOOL_ERR_FOREIGN_FACE); the face
+// is then left open, to be closed by its own pool at the latest when that is
+// destroyed. Face::close() and Face::reset() report that error.
+//
+// Lifetimes and threads follow ftpool.h: a Face or Blob must not outlive its
+// pool (declare the Pool first, so that it is destroyed last), and an owning
+// Pool must not be destroyed while another thread uses the pool. A Pool may
+// be used from many threads at once; a Face, like its FT_Face, by one thread
+// at a time.
+#ifndef FTPOOL_HPP
+#define FTPOOL_HPP
+
+#include <cstddef>
+#include <utility>
+
+#if defined(__cpp_exceptions)
+#include <stdexcept>
+#include <string>
+#endif
+
+#include "ftpool.h"
+
+namespace ftpool_cpp {
+
+#if defined(__cpp_exceptions)
+class Error : public std::runtime_error {
+public:
+  Error(const char *function, ftpool_status status, FT_Error ft_error)
+      : std::runtime_error(message(function, status, ft_error)),
+        status_(status), ft_error_(ft_error) {}
+
+  ftpool_status status() const noexcept { return status_; }
+  // FreeType's error code, or 0 if FreeType was not the one that failed.
+  FT_Error ft_error() const noexcept { return ft_error_; }
+
+private:
+  static std::string message(const char *function, ftpool_status status,
+                             FT_Error ft_error) {
+    std::string text = std::string(function) + ": " + ftpool_strerror(status);
+    if (ft_error)
+      text += " (FreeType error " + std::to_string(ft_error) + ")";
+    return text;
+  }
+
+  ftpool_status status_;
+  FT_Error ft_error_;
+};
+
+namespace detail {
+// Must run right after the failed call: FreeType's error is per thread and
+// the next failure overwrites it.
+inline void check(const char *function, ftpool_status status) {
+  if (status != FTPOOL_OK)
+    throw Error(function, status, ftpool_last_ft_error());
+}
+} // namespace detail
+#endif
+
+class Face {
+public:
+  Face() noexcept = default;
+  // Adopts a face that ftpool_open_* opened on pool.
+  Face(ftpool *pool, FT_Face face) noexcept : pool_(pool), face_(face) {}
+  Face(Face &&other) noexcept
+      : pool_(std::exchange(other.pool_, nullptr)),
+        face_(std::exchange(other.face_, nullptr)) {}
+  Face &operator=(Face &&other) noexcept {
+    if (this != &other) {
+      reset();
+      pool_ = std::exchange(other.pool_, nullptr);
+      face_ = std::exchange(other.face_, nullptr);
+    }
+    return *this;
+  }
+  Face(const Face &) = delete;
+  Face &operator=(const Face &) = delete;
+  ~Face() { reset(); }
+
+  FT_Face get() const noexcept { return face_; }
+  FT_Face operator->() const noexcept { return face_; }
+  explicit operator bool() const noexcept { return face_ != nullptr; }
+  ftpool *pool() const noexcept { return pool_; }
+
+  // Closes the face, if any, and leaves the handle empty even if that fails.
+  ftpool_status reset() noexcept {
+    ftpool *pool = std::exchange(pool_, nullptr);
+    FT_Face face = std::exchange(face_, nullptr);
+    return face ? ftpool_close(pool, face) : FTPOOL_OK;
+  }
+#if defined(__cpp_exceptions)
+  void close() { detail::check("ftpool_close", reset()); }
+#endif
+  // Gives the face up to the caller, who must close it with ftpool_close.
+  FT_Face release() noexcept {
+    pool_ = nullptr;
+    return std::exchange(face_, nullptr);
+  }
+
+private:
+  ftpool *pool_ = nullptr;
+  FT_Face face_ = nullptr;
+};
+
+class Blob {
+public:
+  Blob() noexcept = default;
+  // Adopts one reference.
+  explicit Blob(ftpool_blob *blob) noexcept : blob_(blob) {}
+  Blob(Blob &&other) noexcept : blob_(std::exchange(other.blob_, nullptr)) {}
+  Blob &operator=(Blob &&other) noexcept {
+    if (this != &other)
+      ftpool_blob_release(std::exchange(blob_, other.release()));
+    return *this;
+  }
+  Blob(const Blob &) = delete;
+  Blob &operator=(const Blob &) = delete;
+  ~Blob() { ftpool_blob_release(blob_); }
+
+  ftpool_blob *get() const noexcept { return blob_; }
+  explicit operator bool() const noexcept { return blob_ != nullptr; }
+  const void *data() const noexcept { return ftpool_blob_data(blob_, nullptr); }
+  std::size_t size() const noexcept {
+    std::size_t size;
+    ftpool_blob_data(blob_, &size);
+    return size;
+  }
+
+  // Another reference to the same bytes, for another owner or thread.
+  Blob share() const noexcept {
+    if (blob_)
+      ftpool_blob_retain(blob_);
+    return Blob(blob_);
+  }
+  void reset() noexcept { ftpool_blob_release(std::exchange(blob_, nullptr)); }
+  // Gives the reference up to the caller (ftpool_blob_release).
+  ftpool_blob *release() noexcept { return std::exchange(blob_, nullptr); }
+
+private:
+  ftpool_blob *blob_ = nullptr;
+};
+
+class Pool {
+public:
+  Pool() noexcept = default;
+  // Takes ownership of a pool from ftpool_create.
+  explicit Pool(ftpool *pool) noexcept : pool_(pool), owned_(true) {}
+  // Refers to a pool that someone else destroys.
+  static Pool borrow(ftpool *pool) noexcept {
+    Pool borrowed;
+    borrowed.pool_ = pool;
+    return borrowed;
+  }
+  Pool(Pool &&other) noexcept
+      : pool_(std::exchange(other.pool_, nullptr)),
+        owned_(std::exchange(other.owned_, false)) {}
+  Pool &operator=(Pool &&other) noexcept {
+    if (this != &other) {
+      if (owned_)
+        ftpool_destroy(pool_);
+      pool_ = std::exchange(other.pool_, nullptr);
+      owned_ = std::exchange(other.owned_, false);
+    }
+    return *this;
+  }
+  Pool(const Pool &) = delete;
+  Pool &operator=(const Pool &) = delete;
+  ~Pool() {
+    if (owned_)
+      ftpool_destroy(pool_);
+  }
+
+  // config may be null for the defaults.
+  [[nodiscard]] static ftpool_status try_create(const ftpool_config *config,
+                                                Pool &out) noexcept {
+    ftpool *pool;
+    ftpool_status status = ftpool_create(config, &pool);
+    if (status == FTPOOL_OK)
+      out = Pool(pool);
+    return status;
+  }
+  // The process-wide pool of ftpool_default, which is never destroyed.
+  [[nodiscard]] static ftpool_status try_default_pool(Pool &out) noexcept {
+    ftpool *pool;
+    ftpool_status status = ftpool_default(&pool);
+    if (status == FTPOOL_OK)
+      out = borrow(pool);
+    return status;
+  }
+
+  ftpool *get() const noexcept { return pool_; }
+  bool owns() const noexcept { return owned_; }
+  explicit operator bool() const noexcept { return pool_ != nullptr; }
+
+  [[nodiscard]] ftpool_status try_open_file(const char *path,
+                                            FT_Long face_index,
+                                            Face &out) const noexcept {
+    FT_Face face;
+    ftpool_status status = ftpool_open_file(pool_, path, face_index, &face);
+    if (status == FTPOOL_OK)
+      out = Face(pool_, face);
+    return status;
+  }
+  // The bytes must stay alive and unchanged until the face is closed.
+  [[nodiscard]] ftpool_status try_open_memory(const void *data,
+                                              std::size_t size,
+                                              FT_Long face_index,
+                                              Face &out) const noexcept {
+    FT_Face face;
+    ftpool_status status =
+        ftpool_open_memory(pool_, data, size, face_index, &face);
+    if (status == FTPOOL_OK)
+      out = Face(pool_, face);
+    return status;
+  }
+  // The face holds its own reference to the blob.
+  [[nodiscard]] ftpool_status try_open_blob(const Blob &blob,
+                                            FT_Long face_index,
+                                            Face &out) const noexcept {
+    FT_Face face;
+    ftpool_status status =
+        ftpool_open_blob(pool_, blob.get(), face_index, &face);
+    if (status == FTPOOL_OK)
+      out = Face(pool_, face);
+    return status;
+  }
+  [[nodiscard]] ftpool_status try_blob_from_file(const char *path,
+                                                 Blob &out) const noexcept {
+    ftpool_blob *blob;
+    ftpool_status status = ftpool_blob_from_file(pool_, path, &blob);
+    if (status == FTPOOL_OK)
+      out = Blob(blob);
+    return status;
+  }
+  [[nodiscard]] ftpool_status try_blob_copy(const void *data, std::size_t size,
+                                            Blob &out) const noexcept {
+    ftpool_blob *blob;
+    ftpool_status status = ftpool_blob_copy(pool_, data, size, &blob);
+    if (status == FTPOOL_OK)
+      out = Blob(blob);
+    return status;
+  }
+
+#if defined(__cpp_exceptions)
+  static Pool create(const ftpool_config *config = nullptr) {
+    Pool pool;
+    detail::check("ftpool_create", try_create(config, pool));
+    return pool;
+  }
+  static Pool default_pool() {
+    Pool pool;
+    detail::check("ftpool_default", try_default_pool(pool));
+    return pool;
+  }
+  [[nodiscard]] Face open_file(const char *path, FT_Long face_index = 0) const {
+    Face face;
+    detail::check("ftpool_open_file", try_open_file(path, face_index, face));
+    return face;
+  }
+  [[nodiscard]] Face open_memory(const void *data, std::size_t size,
+                                 FT_Long face_index = 0) const {
+    Face face;
+    detail::check("ftpool_open_memory",
+                  try_open_memory(data, size, face_index, face));
+    return face;
+  }
+  [[nodiscard]] Face open_blob(const Blob &blob, FT_Long face_index = 0) const {
+    Face face;
+    detail::check("ftpool_open_blob", try_open_blob(blob, face_index, face));
+    return face;
+  }
+  [[nodiscard]] Blob blob_from_file(const char *path) const {
+    Blob blob;
+    detail::check("ftpool_blob_from_file", try_blob_from_file(path, blob));
+    return blob;
+  }
+  [[nodiscard]] Blob blob_copy(const void *data, std::size_t size) const {
+    Blob blob;
+    detail::check("ftpool_blob_copy", try_blob_copy(data, size, blob));
+    return blob;
+  }
+#endif
+
+  // Carries out the closes other threads handed to the calling thread.
+  void collect() const noexcept { ftpool_collect(pool_); }
+  ftpool_stats stats() const noexcept {
+    ftpool_stats stats;
+    ftpool_get_stats(pool_, &stats);
+    return stats;
+  }
+
+private:
+  ftpool *pool_ = nullptr;
+  bool owned_ = false;
+};
+
+} // namespace ftpool_cpp
+
+#endif // FTPOOL_HPP
