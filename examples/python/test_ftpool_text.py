@@ -1,0 +1,370 @@
+"""Tests of the ftpool_text extension: many Python threads at once, the
+configure callback calling back into Python, and the GIL released around
+FreeType work. Run from this directory with the built module on the path,
+as scripts/python_check.sh does:
+
+    PYTHONPATH=../../build/python/lib /usr/bin/python3 -m unittest -v \
+        test_ftpool_text
+"""
+import gc
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import unittest
+import weakref
+
+import ftpool_text
+
+DEJAVU = "/usr/share/fonts/truetype/dejavu/"
+FONTS = [DEJAVU + name for name in
+         ("DejaVuSans.ttf", "DejaVuSerif.ttf", "DejaVuSansMono.ttf")]
+JOBS = [(font, size, text)
+        for font in FONTS
+        for size in (11, 24, 40)
+        for text in ("Sphinx of quartz, judge my vow.",
+                     "ÅÉÎõü ΩΣ ЖЯ 0123")]
+THREADS = 8
+BACKENDS = ("per_thread", "shared_mutex")
+
+
+def join_fully(threads):
+    """Joins the threads, then waits until each has really exited.
+
+    Thread.join returns when the thread's Python part is over, before its
+    thread-specific data destructors run, and ftpool's run there: a thread
+    gives its context back on exit. ftpool_destroy must not overlap that
+    (see ftpool.h), so a test that closes a pool after its threads waits
+    for their kernel tasks to go, which happens after the destructors."""
+    for t in threads:
+        t.join()
+    for t in threads:
+        while os.path.exists("/proc/self/task/%d" % t.native_id):
+            time.sleep(0.001)
+
+
+def run_threads(target, count=THREADS):
+    """Runs target(index) on count threads started together; returns the
+    exceptions they raised."""
+    errors = []
+    start = threading.Barrier(count)
+
+    def body(index):
+        try:
+            start.wait()
+            target(index)
+        except BaseException as e:  # reported by the calling test
+            errors.append(e)
+
+    threads = [threading.Thread(target=body, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    join_fully(threads)
+    return errors
+
+
+def gil_enabled():
+    return getattr(sys, "_is_gil_enabled", lambda: True)()
+
+
+class ThreadsTest(unittest.TestCase):
+    def test_eight_threads_match_single_threaded(self):
+        with ftpool_text.Pool() as pool:
+            expected = {job: pool.render(job[0], job[2], job[1])
+                        for job in JOBS}
+        for backend in BACKENDS:
+            with self.subTest(backend=backend), \
+                    ftpool_text.Pool(backend=backend) as pool:
+                mismatches = []
+
+                def work(index):
+                    for round_ in range(3):
+                        # Each thread its own order, so that different
+                        # fonts and sizes are in flight at once.
+                        shift = index * 5 + round_
+                        for job in JOBS[shift % len(JOBS):] + \
+                                JOBS[:shift % len(JOBS)]:
+                            got = pool.render(job[0], job[2], job[1])
+                            if got != expected[job]:
+                                mismatches.append(job)
+
+                self.assertEqual(run_threads(work), [])
+                self.assertEqual(mismatches, [])
+                stats = pool.stats()
+                self.assertEqual(stats["faces_opened"],
+                                 THREADS * 3 * len(JOBS))
+                self.assertEqual(stats["faces_open"], 0)
+
+    def test_renders_are_gray_images(self):
+        with ftpool_text.Pool() as pool:
+            width, height, pixels = pool.render(FONTS[0], "Hi", 32)
+        self.assertGreater(width, 0)
+        self.assertGreater(height, 0)
+        self.assertEqual(len(pixels), width * height)
+        self.assertEqual(max(pixels), 255)  # some ink, fully covered pixels
+
+
+class ConfigureTest(unittest.TestCase):
+    def test_called_once_per_library_on_its_thread(self):
+        calls = []
+        lock = threading.Lock()
+
+        def configure(info):
+            with lock:
+                calls.append(info)
+
+        with ftpool_text.Pool(configure) as pool:
+            pool.render(FONTS[0], "main", 12)
+            # Every worker holds its library until all have one, so none
+            # can recycle another's: eight new libraries, and the main one.
+            all_have_one = threading.Barrier(THREADS)
+            idents = set()
+
+            def work(index):
+                for _ in range(3):
+                    pool.render(FONTS[index % len(FONTS)], "abc", 12)
+                idents.add(threading.get_ident())
+                all_have_one.wait()
+
+            self.assertEqual(run_threads(work), [])
+            self.assertEqual(len(calls), THREADS + 1)
+            self.assertEqual(pool.stats()["contexts"], THREADS + 1)
+            self.assertEqual({c["thread_id"] for c in calls},
+                             idents | {threading.get_ident()})
+            self.assertEqual(len(calls[0]["freetype_version"]), 3)
+
+    def test_shared_mutex_configures_its_library_in_the_constructor(self):
+        calls = []
+        with ftpool_text.Pool(calls.append, backend="shared_mutex") as pool:
+            self.assertEqual(len(calls), 1)
+            self.assertEqual(calls[0]["thread_id"], threading.get_ident())
+            self.assertEqual(run_threads(
+                lambda i: pool.render(FONTS[0], "x", 12)), [])
+            self.assertEqual(len(calls), 1)
+
+    def test_exception_is_raised_by_the_call_that_needed_the_library(self):
+        failures = [ZeroDivisionError("first")]
+
+        def configure(info):
+            if failures:
+                raise failures.pop()
+
+        with ftpool_text.Pool(configure) as pool:
+            # Not assertRaises, which drops the traceback.
+            try:
+                pool.render(FONTS[0], "x", 12)
+                self.fail("no exception")
+            except ZeroDivisionError as e:
+                self.assertEqual(str(e), "first")
+                # The traceback reaches into the callback.
+                tb = e.__traceback__
+                while tb.tb_next:
+                    tb = tb.tb_next
+                self.assertEqual(tb.tb_frame.f_code.co_name, "configure")
+            # Nothing was kept: the thread's next call configures again.
+            self.assertGreater(pool.render(FONTS[0], "x", 12)[0], 0)
+            self.assertEqual(pool.stats()["contexts"], 1)
+
+    def test_exception_in_many_threads(self):
+        def configure(info):
+            raise KeyError(info["thread_id"])
+
+        with ftpool_text.Pool(configure) as pool:
+            errors = run_threads(lambda i: pool.render(FONTS[0], "x", 12))
+            self.assertEqual(len(errors), THREADS)
+            for e in errors:
+                self.assertIsInstance(e, KeyError)
+            # Each thread got its own exception, not another thread's.
+            self.assertEqual(len({e.args[0] for e in errors}), THREADS)
+            self.assertEqual(pool.stats()["contexts"], 0)
+
+    def test_exception_in_shared_mutex_constructor(self):
+        def configure(info):
+            raise ValueError("refused")
+
+        with self.assertRaisesRegex(ValueError, "refused"):
+            ftpool_text.Pool(configure, backend="shared_mutex")
+
+    def test_must_return_none(self):
+        with ftpool_text.Pool(lambda info: 0) as pool:
+            with self.assertRaisesRegex(TypeError, "must return None"):
+                pool.render(FONTS[0], "x", 12)
+
+    def test_calling_the_pool_from_the_callback_is_refused(self):
+        pools = []
+
+        def configure(info):
+            pools[0].render(FONTS[0], "x", 12)
+
+        with ftpool_text.Pool(configure) as pool:
+            pools.append(pool)
+            with self.assertRaisesRegex(RuntimeError, "configure callback"):
+                pool.render(FONTS[0], "x", 12)
+
+
+# Thread A's first render blocks in the configure callback on an Event that
+# the main thread sets only after other threads' renders and its own have
+# returned. A pool whose first use waited for another thread's (a OnceLock)
+# would deadlock here: the scenario runs in a child process, under a time
+# limit. With the argument "serialised", every render goes through one lock,
+# the simplest pool that waits for another thread's initialisation: the
+# negative control, which must deadlock.
+BLOCKED_CALLBACK = textwrap.dedent("""
+    import os, sys, threading, ftpool_text
+    FONT = %r
+    go, a_inside = threading.Event(), threading.Event()
+    a_ident = []
+    def configure(info):
+        if a_ident and info["thread_id"] == a_ident[0]:
+            a_inside.set()
+            if not go.wait(30):
+                raise RuntimeError("nobody set the event")
+    pool = ftpool_text.Pool(configure)
+    render = pool.render
+    if sys.argv[1:] == ["serialised"]:
+        lock = threading.Lock()
+        def render(*args):
+            with lock:
+                return pool.render(*args)
+    def a():
+        a_ident.append(threading.get_ident())
+        render(FONT, "A", 20)
+    ta = threading.Thread(target=a)
+    ta.start()
+    a_inside.wait()
+    others = [threading.Thread(target=render, args=(FONT, "B", 20))
+              for _ in range(3)]
+    for t in others:
+        t.start()
+    for t in others:
+        t.join()
+    render(FONT, "main", 20)
+    go.set()
+    ta.join()
+    print("done", flush=True)
+    # No teardown: the deadlock alone is under test, and destroying the
+    # pool here would have to wait for the threads' exits (join_fully).
+    os._exit(0)
+""") % FONTS[0]
+
+
+def run_blocked_callback(timeout, *args):
+    env = dict(os.environ,
+               PYTHONPATH=os.path.dirname(ftpool_text.__file__))
+    return subprocess.run([sys.executable, "-c", BLOCKED_CALLBACK, *args],
+                          env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+class GilTest(unittest.TestCase):
+    def test_callback_blocked_on_another_thread_does_not_deadlock(self):
+        try:
+            child = run_blocked_callback(60)
+        except subprocess.TimeoutExpired:
+            self.fail("deadlock: the child did not finish in 60 s")
+        self.assertEqual(child.returncode, 0, child.stderr)
+        self.assertEqual(child.stdout, "done\n")
+
+    def test_negative_control_serialised_first_use_deadlocks(self):
+        with self.assertRaises(subprocess.TimeoutExpired):
+            run_blocked_callback(3, "serialised")
+
+    def ticks_during_a_long_render(self, pool):
+        """Renders a line long enough to take 0.15 s or more while a pure
+        Python thread counts; returns how many of its ticks fell inside the
+        middle half of the render."""
+        text = "Sphinx of quartz, judge my vow. " * 100
+        while True:
+            ticks = []
+            stop = threading.Event()
+
+            def count():
+                while not stop.is_set():
+                    ticks.append(time.monotonic())
+
+            counter = threading.Thread(target=count)
+            counter.start()
+            while not ticks:  # the counter runs before the render starts
+                time.sleep(0.001)
+            start = time.monotonic()
+            pool.render(FONTS[1], text, 24)
+            end = time.monotonic()
+            stop.set()
+            counter.join()
+            if end - start >= 0.15:
+                quarter = (end - start) / 4
+                return sum(start + quarter < t < end - quarter for t in ticks)
+            text *= 2
+
+    def test_render_releases_the_gil(self):
+        with ftpool_text.Pool() as pool:
+            self.assertGreater(self.ticks_during_a_long_render(pool), 0)
+
+    @unittest.skipUnless(gil_enabled(), "no GIL to hold")
+    def test_negative_control_render_holding_the_gil_stops_python(self):
+        with ftpool_text.Pool(hold_gil=True) as pool:
+            self.assertEqual(self.ticks_during_a_long_render(pool), 0)
+
+
+class LifetimeAndErrorsTest(unittest.TestCase):
+    def test_closed_pool_refuses_calls(self):
+        pool = ftpool_text.Pool()
+        pool.close()
+        pool.close()  # a no-op
+        with self.assertRaisesRegex(ValueError, "closed"):
+            pool.render(FONTS[0], "x", 12)
+        with self.assertRaisesRegex(ValueError, "closed"):
+            pool.stats()
+
+    def test_close_refused_while_a_render_is_in_flight(self):
+        inside, go = threading.Event(), threading.Event()
+
+        def configure(info):
+            inside.set()
+            go.wait(30)
+
+        with ftpool_text.Pool(configure) as pool:
+            t = threading.Thread(target=pool.render, args=(FONTS[0], "x", 12))
+            t.start()
+            inside.wait()
+            with self.assertRaisesRegex(RuntimeError, "in flight"):
+                pool.close()
+            go.set()
+            join_fully([t])
+
+    def test_callback_cycle_is_collected(self):
+        # holder -> pool -> configure -> holder: only the garbage collector
+        # frees it (through Pool's tp_traverse and tp_clear), and must
+        # destroy the pool before it drops the callable.
+        class Holder:
+            def configure(self, info):
+                pass
+
+        holder = Holder()
+        holder.pool = ftpool_text.Pool(holder.configure)
+        holder.pool.render(FONTS[0], "x", 12)
+        alive = weakref.ref(holder)
+        del holder
+        self.assertIsNotNone(alive())
+        gc.collect()
+        self.assertIsNone(alive())
+
+    def test_errors(self):
+        with ftpool_text.Pool() as pool:
+            with self.assertRaises(OSError):
+                pool.render("/nonexistent.ttf", "x", 12)
+            with self.assertRaisesRegex(ValueError, "format"):
+                pool.render(__file__, "x", 12)
+            with self.assertRaises(ValueError):
+                pool.render(FONTS[0], "x", 0)
+            self.assertEqual(pool.render(FONTS[0], "", 12)[0], 0)
+        with self.assertRaises(ValueError):
+            ftpool_text.Pool(backend="none")
+        with self.assertRaises(TypeError):
+            ftpool_text.Pool(configure=42)
+
+
+if __name__ == "__main__":
+    unittest.main()
