@@ -3,8 +3,8 @@
 # ThreadSanitizer, UndefinedBehaviorSanitizer), then the checks that run
 # outside it: the unit tests under valgrind, the protocol's model under spin,
 # a bounded fuzz run, and the ways of embedding ftpool (CMake and
-# pkg-config, another Bazel workspace). Installs what is missing first; each check installs its own
-# tools.
+# pkg-config, another Bazel workspace, a CPython extension). Installs what is
+# missing first; each check installs its own tools.
 # Usage: scripts/test.sh [extra bazel test flags]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -42,6 +42,7 @@ step "spin model" scripts/model_check.sh
 step fuzz scripts/fuzz.sh
 step cmake scripts/cmake_check.sh
 step "bazel consumer" scripts/bazel_consumer_check.sh
+step python scripts/python_check.sh
 
 if [ ${#failures[@]} -eq 0 ]; then
   echo "all tests passed"
