@@ -45,24 +45,24 @@ enum { GLYPHS_PER_FACE = 8, PIXEL_SIZE = 24 };
  * counts, bitmap shapes. libFuzzer clears the section before every input.
  */
 enum {
-  EV_OPEN,       /* FT error of an open, per backend and face role */
-  EV_SIZE,       /* FT error of FT_Set_Pixel_Sizes */
-  EV_GLYPH,      /* FT error of FT_Load_Glyph */
-  EV_FORMAT,     /* the driver's format name */
-  EV_FACES,      /* log2 of num_faces */
-  EV_GLYPHS,     /* log2 of num_glyphs */
-  EV_FLAGS,      /* each face flag that is set */
-  EV_BITMAP,     /* pixel mode and log2 of width, rows */
+  EV_OPEN,   /* FT error of an open, per backend and face role */
+  EV_SIZE,   /* FT error of FT_Set_Pixel_Sizes */
+  EV_GLYPH,  /* FT error of FT_Load_Glyph */
+  EV_FORMAT, /* the driver's format name */
+  EV_FACES,  /* log2 of num_faces */
+  EV_GLYPHS, /* log2 of num_glyphs */
+  EV_FLAGS,  /* each face flag that is set */
+  EV_BITMAP, /* pixel mode and log2 of width, rows */
   EV_COUNT
 };
 #define BUCKETS 64
 
 #ifdef FTPOOL_FUZZ_EXTRA_COUNTERS
-__attribute__((section("__libfuzzer_extra_counters"))) static uint8_t
-    counters[EV_COUNT * BUCKETS];
+__attribute__((section(
+    "__libfuzzer_extra_counters"))) static uint8_t counters[EV_COUNT * BUCKETS];
 #define NOTE(event, bucket)                                                    \
   do {                                                                         \
-    uint8_t *c_ = &counters[(event) * BUCKETS + (size_t)(bucket) % BUCKETS];   \
+    uint8_t *c_ = &counters[(event)*BUCKETS + (size_t)(bucket) % BUCKETS];     \
     if (*c_ < 255)                                                             \
       ++*c_;                                                                   \
   } while (0)
@@ -209,8 +209,8 @@ static void exercise(FT_Face face) {
     error = FT_Select_Size(face, 0); /* a bitmap-only font */
   NOTE(EV_SIZE, 32 + error);
 
-  long glyphs = face->num_glyphs < GLYPHS_PER_FACE ? face->num_glyphs
-                                                    : GLYPHS_PER_FACE;
+  long glyphs =
+      face->num_glyphs < GLYPHS_PER_FACE ? face->num_glyphs : GLYPHS_PER_FACE;
   for (long g = 0; g < glyphs; g++)
     render(face, (FT_UInt)g);
   static const FT_ULong chars[] = {'A', 0x00E9, 0x4E2D};

@@ -145,12 +145,12 @@ TEST(FuzzRegression, CollectionOpensFirstAndLastFace) {
 TEST(FuzzRegression, DamagedSystemFonts) {
   const Bytes sans = DejaVu("DejaVuSans.ttf");
   ASSERT_FALSE(sans.empty());
-  for (size_t cut : {size_t{1}, size_t{4}, size_t{12}, size_t{13},
-                     size_t{100}, size_t{1000}, size_t{10000},
-                     sans.size() / 2, sans.size() - 1}) {
+  for (size_t cut :
+       {size_t{1}, size_t{4}, size_t{12}, size_t{13}, size_t{100}, size_t{1000},
+        size_t{10000}, sans.size() / 2, sans.size() - 1}) {
     const Bytes prefix(sans.begin(), sans.begin() + cut);
-    EXPECT_EQ(0, Replay("DejaVuSans.ttf cut at " + std::to_string(cut),
-                        prefix));
+    EXPECT_EQ(0,
+              Replay("DejaVuSans.ttf cut at " + std::to_string(cut), prefix));
   }
   const Bytes ttc = Collection({sans, sans});
   const Bytes ttc_prefix(ttc.begin(), ttc.begin() + ttc.size() * 3 / 4);
