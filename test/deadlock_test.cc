@@ -175,5 +175,39 @@ TEST(DeadlockTest, CallFromConfigureIsRefused) {
   ftpool_destroy(reentry_pool);
 }
 
+// A callback may use another pool, whose callback comes back to the first:
+// that inner call is refused, the outer ones succeed.
+ftpool *chain_outer;
+ftpool *chain_inner;
+ftpool_status chain_inner_status = FTPOOL_ERR_FREETYPE;
+ftpool_status chain_back_status = FTPOOL_OK;
+
+FT_Error ConfigureOuter(FT_Library, void *) {
+  FT_Library library;
+  chain_inner_status = ftpool_library(chain_inner, &library);
+  return 0;
+}
+
+FT_Error ConfigureInner(FT_Library, void *) {
+  FT_Library library;
+  chain_back_status = ftpool_library(chain_outer, &library);
+  return 0;
+}
+
+TEST(DeadlockTest, CallBackThroughAnotherPoolsCallbackIsRefused) {
+  ftpool_config config;
+  ftpool_config_init(&config);
+  config.configure = ConfigureOuter;
+  ASSERT_EQ(ftpool_create(&config, &chain_outer), FTPOOL_OK);
+  config.configure = ConfigureInner;
+  ASSERT_EQ(ftpool_create(&config, &chain_inner), FTPOOL_OK);
+  FT_Library library;
+  EXPECT_EQ(ftpool_library(chain_outer, &library), FTPOOL_OK);
+  EXPECT_EQ(chain_inner_status, FTPOOL_OK);
+  EXPECT_EQ(chain_back_status, FTPOOL_ERR_REENTRANT);
+  ftpool_destroy(chain_inner);
+  ftpool_destroy(chain_outer);
+}
+
 } // namespace
 } // namespace ftpool_test
