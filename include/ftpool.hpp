@@ -141,7 +141,7 @@ public:
   explicit operator bool() const noexcept { return blob_ != nullptr; }
   const void *data() const noexcept { return ftpool_blob_data(blob_, nullptr); }
   std::size_t size() const noexcept {
-    std::size_t size;
+    std::size_t size = 0;
     ftpool_blob_data(blob_, &size);
     return size;
   }
@@ -303,8 +303,9 @@ public:
 
   // Carries out the closes other threads handed to the calling thread.
   void collect() const noexcept { ftpool_collect(pool_); }
+  // All zero for an empty handle.
   ftpool_stats stats() const noexcept {
-    ftpool_stats stats;
+    ftpool_stats stats{};
     ftpool_get_stats(pool_, &stats);
     return stats;
   }
