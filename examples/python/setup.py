@@ -26,6 +26,15 @@ def library_copts():
         return re.findall(r'^ +"(-[^"]*)",', f.read(), re.MULTILINE)
 
 
+def library_version():
+    """FTPOOL_VERSION_MAJOR.MINOR.PATCH from ftpool.h, the one place it is
+    written."""
+    pattern = r"^#define FTPOOL_VERSION_(MAJOR|MINOR|PATCH) ([0-9]+)$"
+    with open(os.path.join(ROOT, "include", "ftpool.h")) as f:
+        parts = dict(re.findall(pattern, f.read(), re.MULTILINE))
+    return "%s.%s.%s" % (parts["MAJOR"], parts["MINOR"], parts["PATCH"])
+
+
 def pkg_config(*args):
     return shlex.split(
         subprocess.check_output(["pkg-config", *args, "freetype2"], text=True)
@@ -40,7 +49,7 @@ sources = [os.path.join(HERE, "ftpool_text.c")] + sorted(
 
 setup(
     name="ftpool_text",
-    version="0.1.0",
+    version=library_version(),
     description="Text rendering through ftpool from many Python threads",
     python_requires=">=3.10",
     ext_modules=[

@@ -13,10 +13,11 @@
 
 #include "ftpool.hpp"
 #include "test/support/counting_memory.h"
+#include "test/support/fonts.h"
 
 namespace {
 
-const char kSans[] = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+using ftpool_test::kSans;
 
 // Long enough that no driver mistakes it for a truncated font of its own.
 const std::vector<unsigned char> kGarbage(4096, 0x5A);
