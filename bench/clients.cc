@@ -12,7 +12,11 @@ const char kText[] = "Sphinx of quartz"; // 16 characters
 
 ftpool *pools[3]; // indexed by Variant; never freed
 
-ftpool *Pool(Variant v) { return pools[static_cast<int>(v)]; }
+} // namespace
+
+ftpool *PoolOf(Variant v) { return pools[static_cast<int>(v)]; }
+
+namespace {
 
 void Check(bool ok, const char *what) {
   if (!ok) {
@@ -168,7 +172,7 @@ std::unique_ptr<Client> MakeClient(Variant v) {
   case Variant::kPerThread:
   case Variant::kSharedMutex:
   case Variant::kSharedMutexNoBlobs:
-    return std::make_unique<PoolClient>(Pool(v));
+    return std::make_unique<PoolClient>(PoolOf(v));
   case Variant::kRaw:
     return std::make_unique<RawClient>();
   case Variant::kNaive:
@@ -179,6 +183,10 @@ std::unique_ptr<Client> MakeClient(Variant v) {
 
 void Render(FT_Face face) {
   FT_Set_Pixel_Sizes(face, 0, 24);
+  RenderAsIs(face);
+}
+
+void RenderAsIs(FT_Face face) {
   for (const char *p = kText; *p; ++p)
     FT_Load_Char(face, static_cast<unsigned char>(*p), FT_LOAD_RENDER);
 }

@@ -49,8 +49,14 @@ public:
 
 std::unique_ptr<Client> MakeClient(Variant v);
 
+// The pool of a pool variant (after CreatePools).
+ftpool *PoolOf(Variant v);
+
 // Sets 24 px and renders the 16 characters "Sphinx of quartz".
 void Render(FT_Face face);
+
+// Renders them at the face's size.
+void RenderAsIs(FT_Face face);
 
 } // namespace ftpool_bench
 

@@ -31,28 +31,22 @@
 #include <benchmark/benchmark.h>
 
 #include "bench/clients.h"
+#include "bench/font_workloads.h"
+#include "bench/timed.h"
 
 namespace ftpool_bench {
+
 namespace {
 
-// Google benchmark's own Threads() averages each thread's time from the
-// start barrier to its own last iteration; with more threads than cores,
-// early finishers make that average shorter than the wall time and the rate
-// too high. A fixed number of operations split among threads has the
-// opposite flaw: the iteration ends with the last-scheduled thread, and the
-// shorter the work, the more that tail weighs. So each benchmark iteration
-// starts its own threads, lets them all run operations for a fixed time
-// (40 ms times FTPOOL_BENCH_SCALE, default 3), stops them, and counts the
-// operations done against the wall time from the start signal to the last
-// thread's last operation (manual time): a descheduled thread just does
-// fewer, and the tail is one operation per thread.
-int scale = 3;
-
 struct Worker {
-  Client &client;
+  std::unique_ptr<Client> client;
   const Font &font;
   int index;
   FT_Face face; // opened before timing, with Prepared::kFace
+  ~Worker() {
+    if (face)
+      client->Close(face);
+  }
 };
 
 enum class Prepared { kNothing, kFace };
@@ -60,60 +54,24 @@ enum class Prepared { kNothing, kFace };
 template <typename Op>
 void RunOnThreads(benchmark::State &state, Variant v, const Font *font, Op op,
                   Prepared prepared = Prepared::kNothing) {
-  using Clock = std::chrono::steady_clock;
-  const int threads = static_cast<int>(state.range(0));
-  const auto duration = std::chrono::milliseconds(40) * scale;
-  std::atomic<bool> failed{false};
-  int64_t items = 0;
-  for (auto _ : state) {
-    std::atomic<int> ready{0};
-    std::atomic<bool> go{false}, stop{false};
-    std::vector<Clock::time_point> done(threads);
-    std::vector<int64_t> counts(threads);
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) {
-      pool.emplace_back([&, t] {
-        std::unique_ptr<Client> client = MakeClient(v);
-        Worker w{*client, *font, t, nullptr};
+  RunTimed(
+      state,
+      [&](int t) {
+        auto w = std::unique_ptr<Worker>(
+            new Worker{MakeClient(v), *font, t, nullptr});
         if (prepared == Prepared::kFace &&
-            !(w.face = client->OpenMemory(*font)))
-          failed = true;
-        ready++;
-        while (!go.load(std::memory_order_acquire))
-          std::this_thread::yield();
-        int64_t i = 0;
-        for (; !stop.load(std::memory_order_relaxed) && !failed; ++i)
-          if (!op(w, i))
-            failed = true;
-        done[t] = Clock::now();
-        counts[t] = i;
-        if (w.face)
-          client->Close(w.face);
-      });
-    }
-    while (ready.load() < threads)
-      std::this_thread::yield();
-    Clock::time_point start = Clock::now();
-    go.store(true, std::memory_order_release);
-    std::this_thread::sleep_for(duration);
-    stop = true;
-    for (std::thread &t : pool)
-      t.join();
-    Clock::time_point last = *std::max_element(done.begin(), done.end());
-    state.SetIterationTime(std::chrono::duration<double>(last - start).count());
-    for (int64_t c : counts)
-      items += c;
-  }
-  if (failed)
-    state.SkipWithError("an operation failed (could not open the font?)");
-  state.SetItemsProcessed(items);
+            !(w->face = w->client->OpenMemory(*font)))
+          w.reset();
+        return w;
+      },
+      op);
 }
 
 bool OpenAndClose(Worker &w, bool from_file) {
   FT_Face face =
-      from_file ? w.client.OpenFile(w.font) : w.client.OpenMemory(w.font);
+      from_file ? w.client->OpenFile(w.font) : w.client->OpenMemory(w.font);
   if (face)
-    w.client.Close(face);
+    w.client->Close(face);
   return face != nullptr;
 }
 
@@ -129,11 +87,11 @@ void FileOpenClose(benchmark::State &state, Variant v, const Font *f) {
 
 void OpenRenderClose(benchmark::State &state, Variant v, const Font *f) {
   RunOnThreads(state, v, f, [](Worker &w, int64_t) {
-    FT_Face face = w.client.OpenFile(w.font);
+    FT_Face face = w.client->OpenFile(w.font);
     if (!face)
       return false;
     Render(face);
-    w.client.Close(face);
+    w.client->Close(face);
     return true;
   });
 }
@@ -156,12 +114,12 @@ std::atomic<FT_Face> cross_slots[std::size(kVariants)][kSlots];
 void CrossClose(benchmark::State &state, Variant v, const Font *f) {
   std::atomic<FT_Face> *slots = cross_slots[static_cast<int>(v)];
   RunOnThreads(state, v, f, [slots](Worker &w, int64_t i) {
-    FT_Face face = w.client.OpenMemory(w.font);
+    FT_Face face = w.client->OpenMemory(w.font);
     if (!face)
       return false;
     unsigned slot = static_cast<unsigned>(w.index * 7919 + i * 31) % kSlots;
     if (FT_Face old = slots[slot].exchange(face))
-      w.client.Close(old);
+      w.client->Close(old);
     return true;
   });
 }
@@ -182,7 +140,7 @@ void ThreadChurn(benchmark::State &state, Variant v, const Font *f) {
 
 void GetLibrary(benchmark::State &state, Variant v, const Font *f) {
   RunOnThreads(state, v, f, [](Worker &w, int64_t) {
-    benchmark::DoNotOptimize(w.client.Library());
+    benchmark::DoNotOptimize(w.client->Library());
     return true;
   });
 }
@@ -242,6 +200,7 @@ int main(int argc, char **argv) {
     scale = std::max(1, std::atoi(s));
   CreatePools();
   RegisterAll();
+  RegisterFontWorkloads();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return 1;

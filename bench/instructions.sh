@@ -39,3 +39,35 @@ open_render_close dejavu 20
 render_only dejavu 20
 get_library dejavu 20000
 LIST
+
+# Shared fonts (issue 12): one font, acquired, rendered (or not) and given
+# back; raw renders on a private face. font_acquire's per_thread column
+# against get_library's is the cost of finding a warm instance.
+echo
+printf '| workload | per_thread | shared_mutex | global_mutex | raw | per_thread / raw |\n'
+printf '| --- | --- | --- | --- | --- | --- |\n'
+for workload in shared_font_render font_acquire; do
+  row="| $workload |"
+  raw=0
+  pt=0
+  variants=(per_thread shared_mutex global_mutex raw)
+  n=20
+  if [ "$workload" = font_acquire ]; then
+    variants=(per_thread shared_mutex global_mutex) # raw has nothing to do
+    n=20000
+  fi
+  for variant in "${variants[@]}"; do
+    a=$(count "$variant" "$workload" dejavu "$n")
+    b=$(count "$variant" "$workload" dejavu $((2 * n)))
+    per_op=$(( (b - a) / n ))
+    row="$row $per_op |"
+    [ "$variant" = raw ] && raw=$per_op
+    [ "$variant" = per_thread ] && pt=$per_op
+  done
+  if [ "$raw" -eq 0 ]; then
+    echo "$row - | - |"
+  else
+    ratio=$(awk -v a="$pt" -v b="$raw" 'BEGIN { printf "%.4f", a / b }')
+    echo "$row $ratio |"
+  fi
+done

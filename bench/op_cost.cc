@@ -2,12 +2,15 @@
 // under callgrind (bench/instructions.sh): the difference between two values
 // of n is the cost of n operations, free of setup and of machine noise.
 // Usage: op_cost VARIANT WORKLOAD FONT N
+//   WORKLOAD shared_font_render or font_acquire: VARIANT is one of the
+//   shared font's (per_thread, shared_mutex, global_mutex, raw), FONT dejavu
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "bench/clients.h"
+#include "bench/font_workloads.h"
 
 using namespace ftpool_bench;
 
@@ -18,6 +21,10 @@ int main(int argc, char **argv) {
   }
   const std::string variant = argv[1], workload = argv[2], font_name = argv[3];
   const long n = std::atol(argv[4]);
+  if (workload == "shared_font_render" || workload == "font_acquire") {
+    CreatePools();
+    return RunFontItems(argv[2], argv[1], n) ? 0 : 1;
+  }
   const Variant *v = nullptr;
   for (const Variant &candidate : kVariants)
     if (variant == Name(candidate))

@@ -350,7 +350,7 @@ inline pt_close(ff) {
 
 proctype thread(byte me) {
   byte ctx = NONE;      /* the key's value (and last_used's mirror of it) */
-  bool exiting;         /* thread_exiting: our key destructor ran */
+  bool exiting;         /* ftpool__platform_exiting(): our key destructor ran */
   bool borrowed;
   byte c;               /* the context of one open */
   byte f;               /* the face record of one open or close */
@@ -394,7 +394,7 @@ proctype thread(byte me) {
 #ifdef LATE_FIRST_CALL
      if
      :: atomic { !exiting && nfaces < NF -> f = nfaces; nfaces++ };
-        /* never attached, so thread_exiting is false: a first call made
+        /* never attached, so not exiting: a first call made
          * from another library's destructor in libc's last round attaches,
          * and no round follows to run our destructor. */
         pt_open(f);

@@ -16,14 +16,22 @@
  *     usual happens-before (a mutex, a queue, a thread join).
  *   - The FT_Library returned by ftpool_library belongs to the calling thread
  *     (per-thread backend): use it from that thread only.
- *   - fork(): the child may go on using its pools. With the per-thread
- *     backend, the contexts of the threads that did not survive the fork are
- *     abandoned there, as if those threads had exited: their faces can be
- *     closed and their libraries reused. One whose thread was inside
- *     FreeType at that instant may be half-edited: it is quarantined, never
- *     used in the child, and its library leaked there (see the stats). With
- *     the shared-mutex backend, fork() waits for the thread inside the
- *     pool's mutex, if any, to leave it.
+ *   - fork() (POSIX; Windows has none): the child may go on using its
+ *     pools. With the per-thread backend, the contexts of the threads that
+ *     did not survive the fork are abandoned there, as if those threads had
+ *     exited: their faces can be closed and their libraries reused, and
+ *     every close posted to them, or that had returned, is carried out. One
+ *     whose thread was inside FreeType at that instant may be half-edited:
+ *     it is quarantined, never used in the child, and its library leaked
+ *     there (see the stats). A call that a gone thread was in the middle of
+ *     is lost with it (a face it was closing stays open until
+ *     ftpool_destroy). With the shared-mutex backend, fork() waits for the
+ *     thread inside the pool's mutex, if any, to leave it.
+ *   - Callbacks (configure, the allocator, a blob's release): the pool never
+ *     holds a lock of its own while it runs one, except that the
+ *     shared-mutex backend calls FreeType's open and close, and so the
+ *     allocator, under its mutex. Each callback's comment says on which
+ *     thread it runs and what it may call.
  *
  * Undefined behaviour (not detected):
  *   - closing a face twice, or using it after ftpool_close;
@@ -68,7 +76,7 @@ extern "C" {
  * only adds to it.
  */
 #define FTPOOL_VERSION_MAJOR 0
-#define FTPOOL_VERSION_MINOR 1
+#define FTPOOL_VERSION_MINOR 2
 #define FTPOOL_VERSION_PATCH 0
 #define FTPOOL_VERSION_STRING                                                  \
   FTPOOL__STR(FTPOOL_VERSION_MAJOR)                                            \
@@ -88,9 +96,15 @@ typedef enum ftpool_status {
   FTPOOL_ERR_FOREIGN_FACE,     /* the face was not opened by this pool */
   FTPOOL_ERR_THREAD,           /* no thread-specific key or slot available */
   FTPOOL_ERR_REENTRANT,        /* called from the configure callback on the
-                                  library it is configuring */
+                                  library it is configuring, or a font
+                                  acquired from an instance destructor */
   FTPOOL_ERR_FOREIGN_BLOB,     /* the blob belongs to another pool */
-  FTPOOL_ERR_FREETYPE          /* any other FreeType error */
+  FTPOOL_ERR_FREETYPE,         /* any other FreeType error */
+  FTPOOL_ERR_NOT_ACQUIRED,     /* the face is not one this thread acquired
+                                  from that font, or was given back already */
+  FTPOOL_ERR_NOT_VARIABLE,     /* variation coordinates for a font with no
+                                  variation axes, or more than its axes */
+  FTPOOL_ERR_INVALID_SIZE      /* FreeType refused the font's size */
 } ftpool_status;
 
 typedef enum ftpool_backend {
@@ -109,23 +123,35 @@ typedef enum ftpool_backend {
  * other value fails the call that needed the library with
  * FTPOOL_ERR_CONFIGURE and is kept as ftpool_last_ft_error. The pool never
  * waits on another thread while this runs and never holds a lock across it,
- * so it may take the caller's own locks (a GIL, say). A call into the same
- * pool from the callback, on the thread being configured, fails with
- * FTPOOL_ERR_REENTRANT instead of recursing.
+ * so it may take the caller's own locks (a GIL, say). It may use FreeType on
+ * the library and call into other pools. A call into the same pool from the
+ * callback, on the thread being configured, fails with FTPOOL_ERR_REENTRANT
+ * instead of recursing. It must return; thread cancellation is kept off
+ * while it runs.
  */
 typedef FT_Error (*ftpool_configure_fn)(FT_Library library, void *arg);
 
 /* The file cache's default budget: 64 MiB of font bytes. */
 #define FTPOOL_DEFAULT_FILE_CACHE_BYTES ((size_t)64 << 20)
 
+/* Shared fonts: what each context (each thread) keeps of instances it is
+ * not using, by default: 32 instances and 4 MiB (docs/guide.md says why). */
+#define FTPOOL_DEFAULT_FONT_IDLE_INSTANCES ((size_t)32)
+#define FTPOOL_DEFAULT_FONT_IDLE_BYTES ((size_t)4 << 20)
+
 typedef struct ftpool_config {
   ftpool_backend backend;
   /* Allocator for every library and for the pool's own structures; NULL for
    * malloc. It must be thread-safe, return memory aligned as malloc's, and
-   * outlive the pool. Libraries call it through a copy of the record (same
-   * user and functions), so it must find its state through memory->user,
-   * not the record's address. When it fails, the call that needed the
-   * memory fails with FTPOOL_ERR_OUT_OF_MEMORY and the pool stays usable. */
+   * outlive the pool. It is always called with this record; a library's
+   * blocks come with a few bytes more in front (their size, which the pool
+   * counts). When it fails, the call that needed the memory fails with
+   * FTPOOL_ERR_OUT_OF_MEMORY and the pool stays usable.
+   * It runs on any thread that calls into the pool or uses a pool face with
+   * FreeType, in ftpool_destroy, and at a thread's exit; with the
+   * shared-mutex backend, FreeType's open and close call it under the
+   * pool's mutex. So it must not call into any pool, nor wait for a thread
+   * that may; its own locks are fine, as malloc's are. */
   FT_Memory memory;
   ftpool_configure_fn configure; /* may be NULL */
   void *configure_arg;
@@ -134,6 +160,17 @@ typedef struct ftpool_config {
    * 0 turns the cache off: every open by path is FreeType's own (it maps
    * the file at each open and unmaps it at each close). */
   size_t file_cache_bytes;
+  /* Shared fonts (ftpool_font_*): each context keeps at most this many font
+   * instances idle (created, not acquired right now), holding at most this
+   * many bytes (as FreeType allocated them through `memory`), and evicts
+   * the least recently used beyond that. 0 keeps none idle. Instances in
+   * use are never evicted, so the pool's font memory stays within contexts
+   * x these limits plus the instances in use (a face shared by sizes counts
+   * as idle while none of its instances is acquired). The shared-mutex
+   * backend ignores both: it keeps one face per font, until the font goes.
+   */
+  size_t font_idle_instances;
+  size_t font_idle_bytes;
 } ftpool_config;
 
 /* The immutable bytes of a font, shared by threads and faces. */
@@ -164,10 +201,28 @@ typedef struct ftpool_stats {
   size_t blob_evictions;    /* blobs the cache dropped to fit its budget */
   size_t blob_bytes_cached; /* bytes of the blobs the cache holds */
   size_t blob_bytes_live;   /* bytes of every live blob the pool allocated */
+  /* Blob headers the pool has made; kept for reuse until ftpool_destroy,
+   * never more than the most blobs live at once plus one per thread in the
+   * middle of making or freeing a blob. */
+  size_t blob_headers;
+  /* Shared fonts. Instances are per-context faces (or, with the
+   * shared-mutex backend, each font's one face); "reused" counts an
+   * instance acquired by another thread than the one that created it (its
+   * context was recycled). Bytes are FreeType's allocations attributed to
+   * instances: those made while creating one, or while it was the latest
+   * instance its thread acquired and had not given back. */
+  size_t fonts;                  /* fonts created and not yet released */
+  size_t font_instances;         /* instances that hold a face and size */
+  size_t font_instances_created; /* since the pool was created */
+  size_t font_instances_reused;
+  size_t font_instances_evicted;
+  size_t font_instance_bytes;
+  size_t font_faces; /* faces open for instances (sizes share them) */
 } ftpool_stats;
 
 /* Fills *config with the defaults: per-thread backend, malloc, no callback,
- * a file cache of FTPOOL_DEFAULT_FILE_CACHE_BYTES. */
+ * a file cache of FTPOOL_DEFAULT_FILE_CACHE_BYTES, font instances kept idle
+ * up to FTPOOL_DEFAULT_FONT_IDLE_INSTANCES and _BYTES per context. */
 void ftpool_config_init(ftpool_config *config);
 
 /* Creates a pool; config may be NULL for the defaults. */
@@ -208,6 +263,10 @@ ftpool_status ftpool_library(ftpool *pool, FT_Library *library);
  * per open checks the file is unchanged (device, inode, size, modification
  * time); a changed or replaced file is read again, and faces open on the old
  * version keep it. A file changed in place, keeping all four, is not seen.
+ *
+ * On Windows, path is UTF-8 and ftpool reads the file itself, through the
+ * wide API, with the cache off too; the identity there is the volume's
+ * serial number, the file index, the size and the last-write time.
  */
 ftpool_status ftpool_open_file(ftpool *pool, const char *path,
                                FT_Long face_index, FT_Face *face);
@@ -236,7 +295,15 @@ ftpool_status ftpool_blob_from_file(ftpool *pool, const char *path,
 /* A blob over bytes the caller owns: they must stay unchanged until
  * release(release_arg) is called, after the last reference is gone (at the
  * latest in ftpool_destroy). release may be NULL: then the bytes must outlive
- * the pool. */
+ * the pool. release runs on the thread that drops the last reference:
+ * ftpool_blob_release, the close of the blob's last face (in ftpool_close,
+ * in any call of the face's owner that carries out a posted close, at a
+ * thread's exit), the last release of a font made on the blob, the
+ * eviction of a font instance's face (in ftpool_font_give_back), or
+ * ftpool_destroy. No lock of the pool's is held then: it may take the
+ * caller's own locks and call into the pool (open, close, release other
+ * blobs), except from ftpool_destroy. It must return (no longjmp,
+ * pthread_exit); thread cancellation is kept off while it runs. */
 ftpool_status ftpool_blob_from_memory(ftpool *pool, const void *data,
                                       size_t size, void (*release)(void *arg),
                                       void *release_arg, ftpool_blob **blob);
@@ -269,6 +336,131 @@ ftpool_status ftpool_collect(ftpool *pool);
 
 /* Fills *stats with the pool's counters (see ftpool_stats). */
 ftpool_status ftpool_get_stats(ftpool *pool, ftpool_stats *stats);
+
+/*
+ * Shared fonts: one font object used by any number of threads, each
+ * rendering on its own face, with no lock.
+ *
+ * A font is an immutable, reference-counted description: the bytes (a file
+ * through the file cache, or a blob), the face index, optional variation
+ * coordinates, a size and a charmap. A thread acquires the font to get an
+ * FT_Face set to that description, uses it with plain FreeType (and
+ * HarfBuzz) on that thread, and gives it back. With the per-thread backend
+ * each thread's context keeps an *instance* of the font (a face and an
+ * FT_Size) created on first use and reused on every later acquire: finding
+ * it takes no lock and no read-modify-write atomic. Fonts that differ only
+ * in size share one face per context, with one FT_Size each. Instances
+ * belong to contexts, not threads: a thread that exits leaves them warm for
+ * the next thread that recycles its context. With the shared-mutex backend
+ * each font has one face and a lock, held from acquire to give back (the
+ * design Pillow 11 uses): a thread that holds several fonts at once must
+ * then acquire them in one order, as with any set of locks, and a fork()
+ * while another thread holds a font leaves that font locked in the child.
+ *
+ * What a user may change on an acquired face: the face comes back, on every
+ * acquire, with the font's size active and set, its charmap selected and no
+ * transform, so FT_Set_Transform, FT_Set_Charmap and even
+ * FT_Set_Pixel_Sizes on it are undone at the next acquire, by whichever
+ * thread. Nothing else is reset: a user who sets FT_Face_Properties (LCD
+ * filter weights, stem darkening, the random seed) must set them back before
+ * giving the face back, and the glyph slot holds whatever the last user
+ * loaded. Variation coordinates and the face index are part of the
+ * description: do not change them on the face (FT_Set_Var_Design_Coordinates
+ * and the like), make another font instead.
+ *
+ * Rules: acquire and give back on the same thread, with a reference to the
+ * font held throughout; a thread may hold several fonts acquired at once,
+ * and may acquire the same font again before giving it back (it gets the
+ * same face; give back as often). A thread that exits gives back whatever
+ * it still holds. Do not close an acquired face (ftpool_close refuses it)
+ * nor use it after giving it back.
+ */
+typedef struct ftpool_font ftpool_font;
+
+typedef struct ftpool_font_desc {
+  /* The bytes: a file, read through the pool's file cache, or a blob of the
+   * pool (the font takes its own reference). Exactly one. */
+  const char *path;
+  ftpool_blob *blob;
+  /* FreeType's face index: the face in a collection in the low 16 bits, a
+   * named instance (1-based) in the high bits; not negative. */
+  FT_Long face_index;
+  /* Variation design coordinates (16.16, as FT_Set_Var_Design_Coordinates
+   * takes them), copied; NULL and 0 for the font's defaults. */
+  const FT_Fixed *coords;
+  FT_UInt num_coords;
+  /* The size: as FT_Set_Char_Size takes it (26.6 points; a width of 0 means
+   * the height; resolutions of 0 mean 72 dpi), or, when char_height is 0,
+   * as FT_Set_Pixel_Sizes does. One of char_height and pixel_height must
+   * be set. */
+  FT_F26Dot6 char_width;
+  FT_F26Dot6 char_height;
+  FT_UInt horz_resolution;
+  FT_UInt vert_resolution;
+  FT_UInt pixel_width;
+  FT_UInt pixel_height;
+  /* The charmap selected on each acquire; FT_ENCODING_NONE (0) keeps the
+   * one FreeType selects when it opens the face (Unicode if there is one). */
+  FT_Encoding encoding;
+} ftpool_font_desc;
+
+/* Zeroes *desc: no bytes, face 0, no coordinates, no size, the default
+ * charmap. */
+void ftpool_font_desc_init(ftpool_font_desc *desc);
+
+/*
+ * Creates a font with one reference. The description is checked by making
+ * the calling thread's instance, so a bad file, face index, size or
+ * coordinates fail here, with the status an open would give, or
+ * FTPOOL_ERR_NOT_VARIABLE / FTPOOL_ERR_INVALID_SIZE.
+ */
+ftpool_status ftpool_font_create(ftpool *pool, const ftpool_font_desc *desc,
+                                 ftpool_font **font);
+
+/* One more reference, to hand to another owner or thread. */
+ftpool_status ftpool_font_retain(ftpool_font *font);
+
+/*
+ * Gives back one reference; NULL is a no-op. The last one closes every
+ * instance of the font, each by its context's holder (at its next call
+ * into the pool, or its exit) or, for a context no thread holds, by the
+ * caller; the instances' data destructors run there.
+ */
+void ftpool_font_release(ftpool_font *font);
+
+/*
+ * The calling thread's face for the font, set as the description says
+ * (see "What a user may change" above), created on the thread's first
+ * acquire of the font. Fails with FTPOOL_ERR_THREAD when called from a
+ * thread-specific data destructor after the pool's own has run.
+ */
+ftpool_status ftpool_font_acquire(ftpool_font *font, FT_Face *face);
+
+/* Gives back a face acquired from the font on this thread. */
+ftpool_status ftpool_font_give_back(ftpool_font *font, FT_Face face);
+
+/*
+ * Per-instance data: a pointer the user attaches to the instance behind an
+ * acquired face (an hb_font_t, a glyph cache), found again by any later
+ * acquire that gets the same instance. destroy(data), if not NULL, runs on
+ * the thread that holds the instance's context when the instance goes
+ * (evicted, its font released, its pool destroyed), or at once when other
+ * data replaces it. No lock of the pool's is held then and the instance is
+ * already gone: it may release fonts (its own font's last reference too),
+ * blobs and faces; from ftpool_destroy, releasing fonts and closing faces
+ * are no-ops, since the destroy frees them all. It must not acquire or
+ * create a font (with the per-thread backend, on the thread whose context
+ * the instance belongs to, that fails with FTPOOL_ERR_REENTRANT), nor call
+ * ftpool_destroy. It must return; thread cancellation is kept off while it
+ * runs. With the shared-mutex backend there is one instance per font.
+ */
+ftpool_status ftpool_font_set_instance_data(ftpool_font *font, FT_Face face,
+                                            void *data,
+                                            void (*destroy)(void *data));
+
+/* The data attached to the acquired face's instance, or NULL. */
+ftpool_status ftpool_font_instance_data(ftpool_font *font, FT_Face face,
+                                        void **data);
 
 /* A message for a status; never NULL. */
 const char *ftpool_strerror(ftpool_status status);

@@ -6,7 +6,9 @@
 // process-wide default pool). Face owns one open FT_Face and closes it with
 // ftpool_close when destroyed, from whichever thread destroys it: the pool
 // hands the close to the face's owner thread when needed (see ftpool.h).
-// Blob owns one reference to an ftpool_blob. All three are move-only; a
+// Blob owns one reference to an ftpool_blob. Font owns one reference to a
+// shared font (ftpool_font), made from a FontDesc, and FontFace is the
+// calling thread's face of a Font, acquired for a scope. All are move-only; a
 // moved-from handle is empty and its destructor does nothing.
 //
 // Errors: a function that can fail throws ftpool_cpp::Error, which carries the
@@ -15,19 +17,23 @@
 // named try_...: it is noexcept, returns the ftpool_status, fills its out
 // parameter on success and leaves it unchanged on failure. Built without
 // exceptions (-fno-exceptions), the header declares only the try_ functions.
-// What cannot fail on a non-empty handle (stats, collect, sharing a blob) is
-// noexcept.
+// What cannot fail on a non-empty handle (stats, collect, sharing a blob or
+// a font, reading instance data) is noexcept.
 //
 // Destructors cannot throw. ~Face calls ftpool_close, which can only fail
 // for a face adopted with the wrong pool (FTPOOL_ERR_FOREIGN_FACE); the face
 // is then left open, to be closed by its own pool at the latest when that is
-// destroyed. Face::close() and Face::reset() report that error.
+// destroyed. Face::close() and Face::reset() report that error. ~FontFace
+// gives back, which can only fail on another thread than the acquirer's;
+// the face then stays acquired until that thread exits. FontFace::give_back()
+// reports it.
 //
-// Lifetimes and threads follow ftpool.h: a Face or Blob must not outlive its
-// pool (declare the Pool first, so that it is destroyed last), and an owning
-// Pool must not be destroyed while another thread uses the pool. A Pool may
-// be used from many threads at once; a Face, like its FT_Face, by one thread
-// at a time.
+// Lifetimes and threads follow ftpool.h: a Face, Blob or Font must not
+// outlive its pool (declare the Pool first, so that it is destroyed last),
+// and an owning Pool must not be destroyed while another thread uses the
+// pool. A Pool or a Font may be used from many threads at once; a Face, like
+// its FT_Face, by one thread at a time; a FontFace only on the thread that
+// acquired it, and not after its Font.
 #ifndef FTPOOL_HPP
 #define FTPOOL_HPP
 
@@ -160,6 +166,173 @@ private:
   ftpool_blob *blob_ = nullptr;
 };
 
+// A font description: ftpool_font_desc with chained setters, e.g.
+//   pool.font(FontDesc().file(path).pixel_size(24))
+// Like the C struct it points at the path, blob and coordinates it is given;
+// creating the font copies what it needs, so they need only last that long.
+// Its fields stay public for what the setters do not cover.
+struct FontDesc : ftpool_font_desc {
+  FontDesc() noexcept : ftpool_font_desc() { ftpool_font_desc_init(this); }
+
+  FontDesc &file(const char *file_path) noexcept {
+    path = file_path;
+    return *this;
+  }
+  // The font takes its own reference to the blob.
+  FontDesc &bytes(const Blob &bytes) noexcept {
+    blob = bytes.get();
+    return *this;
+  }
+  FontDesc &index(FT_Long index) noexcept {
+    face_index = index;
+    return *this;
+  }
+  // Design coordinates, 16.16, as FT_Set_Var_Design_Coordinates takes them.
+  FontDesc &variation(const FT_Fixed *design_coords, FT_UInt count) noexcept {
+    coords = design_coords;
+    num_coords = count;
+    return *this;
+  }
+  // Pixels, as FT_Set_Pixel_Sizes takes them; a width of 0 means the height.
+  FontDesc &pixel_size(FT_UInt height, FT_UInt width = 0) noexcept {
+    char_width = char_height = 0; // a char size would take precedence
+    pixel_height = height;
+    pixel_width = width;
+    return *this;
+  }
+  // 26.6 points at dpi (0 for 72), as FT_Set_Char_Size takes them.
+  FontDesc &char_size(FT_F26Dot6 height, FT_UInt dpi = 0) noexcept {
+    char_width = 0;
+    char_height = height;
+    horz_resolution = vert_resolution = dpi;
+    return *this;
+  }
+  FontDesc &charmap(FT_Encoding charmap_encoding) noexcept {
+    encoding = charmap_encoding;
+    return *this;
+  }
+};
+
+// The calling thread's face of a Font: Font::acquire acquires it and the
+// destructor gives it back. Move-only. It must stay on the thread that
+// acquired it (moving it within that thread is fine) and must not outlive
+// its Font: it holds no reference to the font, since taking one would put a
+// read-modify-write on the font's shared count into every acquire, which
+// the per-thread backend otherwise does without.
+class FontFace {
+public:
+  FontFace() noexcept = default;
+  FontFace(FontFace &&other) noexcept
+      : font_(std::exchange(other.font_, nullptr)),
+        face_(std::exchange(other.face_, nullptr)) {}
+  FontFace &operator=(FontFace &&other) noexcept {
+    if (this != &other) {
+      give_back();
+      font_ = std::exchange(other.font_, nullptr);
+      face_ = std::exchange(other.face_, nullptr);
+    }
+    return *this;
+  }
+  FontFace(const FontFace &) = delete;
+  FontFace &operator=(const FontFace &) = delete;
+  ~FontFace() { give_back(); }
+
+  FT_Face get() const noexcept { return face_; }
+  FT_Face operator->() const noexcept { return face_; }
+  explicit operator bool() const noexcept { return face_ != nullptr; }
+  ftpool_font *font() const noexcept { return font_; }
+
+  // Gives the face back now, if any, and leaves the handle empty. Fails
+  // (FTPOOL_ERR_NOT_ACQUIRED) only on another thread than the acquirer's.
+  ftpool_status give_back() noexcept {
+    ftpool_font *font = std::exchange(font_, nullptr);
+    FT_Face face = std::exchange(face_, nullptr);
+    return face ? ftpool_font_give_back(font, face) : FTPOOL_OK;
+  }
+
+  // The data attached to this face's instance (ftpool_font_instance_data),
+  // or null.
+  void *data() const noexcept {
+    void *data = nullptr;
+    if (face_)
+      ftpool_font_instance_data(font_, face_, &data);
+    return data;
+  }
+  // Attaches data to the instance, destroying what was there; destroy(data)
+  // runs on the thread holding the instance when the instance goes (see
+  // ftpool_font_set_instance_data). On failure the data stays the caller's.
+  [[nodiscard]] ftpool_status
+  try_set_data(void *data, void (*destroy)(void *data)) const noexcept {
+    return ftpool_font_set_instance_data(font_, face_, data, destroy);
+  }
+#if defined(__cpp_exceptions)
+  void set_data(void *data, void (*destroy)(void *data)) const {
+    detail::check("ftpool_font_set_instance_data", try_set_data(data, destroy));
+  }
+#endif
+
+private:
+  friend class Font;
+  FontFace(ftpool_font *font, FT_Face face) noexcept
+      : font_(font), face_(face) {}
+
+  ftpool_font *font_ = nullptr;
+  FT_Face face_ = nullptr;
+};
+
+// One reference to a shared font, which any number of threads may acquire
+// at once, each getting its own face. Move-only, like Blob, with share() for
+// another reference: copies stay explicit because the last release does
+// work on the releasing thread (it closes that thread's instance at once and
+// runs its data destructor there).
+class Font {
+public:
+  Font() noexcept = default;
+  // Adopts one reference.
+  explicit Font(ftpool_font *font) noexcept : font_(font) {}
+  Font(Font &&other) noexcept : font_(std::exchange(other.font_, nullptr)) {}
+  Font &operator=(Font &&other) noexcept {
+    if (this != &other)
+      ftpool_font_release(std::exchange(font_, other.release()));
+    return *this;
+  }
+  Font(const Font &) = delete;
+  Font &operator=(const Font &) = delete;
+  ~Font() { ftpool_font_release(font_); }
+
+  ftpool_font *get() const noexcept { return font_; }
+  explicit operator bool() const noexcept { return font_ != nullptr; }
+
+  // Another reference to the same font, for another owner or thread.
+  Font share() const noexcept {
+    if (font_)
+      ftpool_font_retain(font_);
+    return Font(font_);
+  }
+  void reset() noexcept { ftpool_font_release(std::exchange(font_, nullptr)); }
+  // Gives the reference up to the caller (ftpool_font_release).
+  ftpool_font *release() noexcept { return std::exchange(font_, nullptr); }
+
+  // The calling thread's face, set as the description says.
+  [[nodiscard]] ftpool_status try_acquire(FontFace &out) const noexcept {
+    FT_Face face;
+    ftpool_status status = ftpool_font_acquire(font_, &face);
+    if (status == FTPOOL_OK)
+      out = FontFace(font_, face);
+    return status;
+  }
+#if defined(__cpp_exceptions)
+  [[nodiscard]] FontFace acquire() const {
+    FontFace face;
+    detail::check("ftpool_font_acquire", try_acquire(face));
+    return face;
+  }
+#endif
+
+private:
+  ftpool_font *font_ = nullptr;
+};
+
 class Pool {
 public:
   Pool() noexcept = default;
@@ -260,6 +433,15 @@ public:
       out = Blob(blob);
     return status;
   }
+  // A shared font; desc may be a FontDesc. A bad description fails here.
+  [[nodiscard]] ftpool_status try_font(const ftpool_font_desc &desc,
+                                       Font &out) const noexcept {
+    ftpool_font *font;
+    ftpool_status status = ftpool_font_create(pool_, &desc, &font);
+    if (status == FTPOOL_OK)
+      out = Font(font);
+    return status;
+  }
 
 #if defined(__cpp_exceptions)
   static Pool create(const ftpool_config *config = nullptr) {
@@ -298,6 +480,11 @@ public:
     Blob blob;
     detail::check("ftpool_blob_copy", try_blob_copy(data, size, blob));
     return blob;
+  }
+  [[nodiscard]] Font font(const ftpool_font_desc &desc) const {
+    Font font;
+    detail::check("ftpool_font_create", try_font(desc, font));
+    return font;
   }
 #endif
 

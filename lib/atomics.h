@@ -31,6 +31,12 @@ typedef struct {
   _Atomic(size_t) v;
 } atomic_counter;
 
+/* 64 bits on every platform: identities that must never wrap, and a tagged
+ * index (a count in the high half, so a CAS cannot suffer ABA). */
+typedef struct {
+  _Atomic(uint64_t) v;
+} atomic_u64;
+
 static inline void word_init(atomic_word *a, uintptr_t value) {
   atomic_init(&a->v, value);
 }
@@ -52,6 +58,10 @@ static inline bool word_cas_relaxed(atomic_word *a, uintptr_t *expected,
                                     uintptr_t desired) {
   return atomic_compare_exchange_strong_explicit(
       &a->v, expected, desired, memory_order_relaxed, memory_order_relaxed);
+}
+
+static inline uintptr_t word_exchange_relaxed(atomic_word *a, uintptr_t value) {
+  return atomic_exchange_explicit(&a->v, value, memory_order_relaxed);
 }
 
 static inline uintptr_t word_exchange_acquire(atomic_word *a, uintptr_t value) {
@@ -102,10 +112,6 @@ static inline bool ptr_cas_acq_rel(atomic_ptr *a, void **expected,
       &a->v, expected, desired, memory_order_acq_rel, memory_order_acquire);
 }
 
-static inline void *ptr_exchange_acquire(atomic_ptr *a, void *value) {
-  return atomic_exchange_explicit(&a->v, value, memory_order_acquire);
-}
-
 static inline void refcount_init(atomic_refcount *r) { atomic_init(&r->v, 0); }
 
 static inline size_t refcount_load_relaxed(atomic_refcount *r) {
@@ -143,9 +149,25 @@ static inline size_t counter_load_relaxed(atomic_counter *c) {
  * ownership hand-offs already order its writes): a plain load and store, no
  * read-modify-write, so the owner's hot path stays free of locked
  * instructions. */
-static inline void counter_bump_single_writer(atomic_counter *c) {
-  atomic_store_explicit(&c->v, counter_load_relaxed(c) + 1,
+static inline void counter_add_single_writer(atomic_counter *c, size_t n) {
+  atomic_store_explicit(&c->v, counter_load_relaxed(c) + n,
                         memory_order_relaxed);
+}
+
+static inline void counter_sub_single_writer(atomic_counter *c, size_t n) {
+  atomic_store_explicit(&c->v, counter_load_relaxed(c) - n,
+                        memory_order_relaxed);
+}
+
+static inline void counter_bump_single_writer(atomic_counter *c) {
+  counter_add_single_writer(c, 1);
+}
+
+/* On failure *expected is reloaded. */
+static inline bool counter_cas_relaxed(atomic_counter *c, size_t *expected,
+                                       size_t desired) {
+  return atomic_compare_exchange_weak_explicit(
+      &c->v, expected, desired, memory_order_relaxed, memory_order_relaxed);
 }
 
 /* For a counter several threads update at once; returns the new value. */
@@ -157,11 +179,65 @@ static inline void counter_sub_relaxed(atomic_counter *c, size_t n) {
   atomic_fetch_sub_explicit(&c->v, n, memory_order_relaxed);
 }
 
-/* Orders the stores before it before those after it, as seen from the same
- * thread interrupted between them (a signal handler, or a fork() taken by
- * another thread, which copies memory at an instruction boundary of ours). */
-static inline void fence_signal_release(void) {
+static inline void u64_init(atomic_u64 *a, uint64_t value) {
+  atomic_init(&a->v, value);
+}
+
+static inline uint64_t u64_load_relaxed(atomic_u64 *a) {
+  return atomic_load_explicit(&a->v, memory_order_relaxed);
+}
+
+static inline uint64_t u64_load_acquire(atomic_u64 *a) {
+  return atomic_load_explicit(&a->v, memory_order_acquire);
+}
+
+static inline void u64_store_relaxed(atomic_u64 *a, uint64_t value) {
+  atomic_store_explicit(&a->v, value, memory_order_relaxed);
+}
+
+/* Returns the new value. */
+static inline uint64_t u64_add_relaxed(atomic_u64 *a, uint64_t n) {
+  return atomic_fetch_add_explicit(&a->v, n, memory_order_relaxed) + n;
+}
+
+/* On failure *expected is reloaded, with acquire. */
+static inline bool u64_cas_acquire(atomic_u64 *a, uint64_t *expected,
+                                   uint64_t desired) {
+  return atomic_compare_exchange_weak_explicit(
+      &a->v, expected, desired, memory_order_acquire, memory_order_acquire);
+}
+
+/* On failure *expected is reloaded, relaxed. */
+static inline bool u64_cas_release(atomic_u64 *a, uint64_t *expected,
+                                   uint64_t desired) {
+  return atomic_compare_exchange_weak_explicit(
+      &a->v, expected, desired, memory_order_release, memory_order_relaxed);
+}
+
+/*
+ * Makes every store before it reach memory before any store after it, on
+ * every core: a barrier instruction on weakly ordered processors (dmb on
+ * ARM, lwsync on POWER), nothing on x86, whose stores reach memory in
+ * program order anyway. A fork() child sees the memory another thread had
+ * written at that instant, so it needs this to see a prefix of that thread's
+ * stores; a signal fence only stops the compiler.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define FTPOOL_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define FTPOOL_TSAN 1
+#endif
+#endif
+static inline void fence_release(void) {
+#ifdef FTPOOL_TSAN
+  /* ThreadSanitizer does not model fences, and GCC refuses them under it.
+   * This one orders nothing TSan checks (only what a fork child copies),
+   * and on x86 it is a compiler barrier anyway. */
   atomic_signal_fence(memory_order_release);
+#else
+  atomic_thread_fence(memory_order_release);
+#endif
 }
 
 #endif /* FTPOOL_ATOMICS_H */

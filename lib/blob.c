@@ -1,56 +1,85 @@
 #include "blob.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "errors.h"
 #include "file_cache.h"
 #include "memory.h"
+#include "no_cancel.h"
 #include "pool.h"
 
 void ftpool__blob_store_init(struct blob_store *store) {
-  ptr_init(&store->all, NULL);
-  ptr_init(&store->free, NULL);
+  ftpool__chunked_init(&store->headers);
+  counter_init(&store->made);
+  u64_init(&store->free[false], 0);
+  u64_init(&store->free[true], 0);
   counter_init(&store->live_bytes);
 }
 
-static void push_free(struct blob_store *store, ftpool_blob *first,
-                      ftpool_blob *last) {
-  void *head = ptr_load_relaxed(&store->free);
-  do {
-    last->free_next = head;
-    /* Release pairs with take_header's acquire exchange: the last use of
-     * each header happens before its reuse. */
-  } while (!ptr_cas_release(&store->free, &head, first));
+static void init_header(void *element, size_t index) {
+  ftpool_blob *b = element;
+  refcount_init(&b->refs);
+  b->index = (uint32_t)index;
+  word_init(&b->free_next, 0);
 }
 
-/* A header from the free list, or a new one. The whole list is taken with
- * one exchange and the rest pushed back, so there is no ABA. */
-static ftpool_blob *take_header(ftpool *pool) {
+static ftpool_blob *header_at(struct blob_store *store, size_t index) {
+  return ftpool__chunked_find(&store->headers, sizeof(ftpool_blob), index);
+}
+
+/* A header never used before, for blobs that are (or are not) `owned`. The
+ * index is taken only once its chunk exists, so running out of memory uses
+ * none up. */
+static ftpool_blob *new_header(ftpool *pool, bool owned) {
   struct blob_store *store = &pool->blobs;
-  ftpool_blob *b = ptr_exchange_acquire(&store->free, NULL);
-  if (b) {
-    ftpool_blob *rest = b->free_next;
-    if (rest) {
-      ftpool_blob *last = rest;
-      while (last->free_next)
-        last = last->free_next;
-      push_free(store, rest, last);
+  size_t index = counter_load_relaxed(&store->made);
+  for (;;) {
+    if (index >= UINT32_MAX)
+      return NULL;
+    ftpool_blob *b = ftpool__chunked_get(
+        &store->headers, pool->memory, sizeof(ftpool_blob), index, init_header);
+    if (!b)
+      return NULL;
+    /* Relaxed: the CAS only hands each index to one thread; the header's
+     * initial state comes with its chunk (chunked_get's acquire). */
+    if (counter_cas_relaxed(&store->made, &index, index + 1)) {
+      b->owned = owned;
+      return b;
     }
-    return b;
   }
-  b = ftpool__memory_alloc(pool->memory, sizeof *b);
-  if (!b)
-    return NULL;
-  refcount_init(&b->refs);
-  void *head = ptr_load_relaxed(&store->all);
+}
+
+static ftpool_blob *pop_free(struct blob_store *store, bool owned) {
+  atomic_u64 *free = &store->free[owned];
+  uint64_t head = u64_load_acquire(free);
+  for (;;) {
+    uint32_t top = (uint32_t)head;
+    if (top == 0)
+      return NULL;
+    ftpool_blob *b = header_at(store, top - 1);
+    uint64_t next = word_load_relaxed(&b->free_next);
+    /* The count in the high half changes with every pop, so the CAS fails if
+     * the top was popped (and maybe pushed back) since we read its next.
+     * Acquire pairs with push_free's release: the header's last use happens
+     * before its reuse. */
+    if (u64_cas_acquire(free, &head, ((head >> 32) + 1) << 32 | next))
+      return b;
+  }
+}
+
+static void push_free(struct blob_store *store, ftpool_blob *b) {
+  atomic_u64 *free = &store->free[b->owned];
+  uint64_t head = u64_load_relaxed(free);
   do
-    b->all_next = head;
-  while (!ptr_cas_release(&store->all, &head, b));
-  return b;
+    word_store_relaxed(&b->free_next, (uint32_t)head);
+  while (!u64_cas_release(free, &head,
+                          (head & ~(uint64_t)UINT32_MAX) | (b->index + 1u)));
+}
+
+/* A free header of the right list, or a new one when none is free. */
+static ftpool_blob *take_header(ftpool *pool, bool owned) {
+  ftpool_blob *b = pop_free(&pool->blobs, owned);
+  return b ? b : new_header(pool, owned);
 }
 
 struct blob_source {
@@ -65,13 +94,12 @@ struct blob_source {
 /* A blob with one reference, or NULL. Every field is written before the
  * counter leaves zero. */
 static ftpool_blob *publish(ftpool *pool, const struct blob_source *src) {
-  ftpool_blob *b = take_header(pool);
+  ftpool_blob *b = take_header(pool, src->owned);
   if (!b)
     return NULL;
   b->pool = pool;
   b->bytes = src->bytes;
   b->size = src->size;
-  b->owned = src->owned;
   b->release = src->release;
   b->release_arg = src->release_arg;
   b->identity = src->identity;
@@ -88,57 +116,40 @@ static void free_bytes(ftpool_blob *b) {
     counter_sub_relaxed(&b->pool->blobs.live_bytes, b->size);
     ftpool__memory_free(b->pool->memory, (void *)b->bytes);
   } else if (b->release) {
+    int cancel = ftpool__cancel_off();
     b->release(b->release_arg);
+    ftpool__cancel_restore(cancel);
   }
-}
-
-static struct file_identity identity_of(const struct stat *st) {
-  return (struct file_identity){st->st_dev, st->st_ino, st->st_size,
-                                st->st_mtim.tv_sec, st->st_mtim.tv_nsec};
 }
 
 ftpool_status ftpool__file_identity(const char *path,
                                     struct file_identity *identity) {
-  struct stat st;
-  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+  if (!ftpool__platform_file_identity(path, identity))
     return ftpool__fail(FTPOOL_ERR_CANNOT_OPEN);
-  *identity = identity_of(&st);
   return FTPOOL_OK;
-}
-
-static bool read_all(int fd, unsigned char *bytes, size_t size) {
-  size_t done = 0;
-  while (done < size) {
-    ssize_t got = pread(fd, bytes + done, size - done, (off_t)done);
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got <= 0)
-      return false;
-    done += (size_t)got;
-  }
-  return true;
 }
 
 ftpool_status ftpool__blob_load_file(ftpool *pool, const char *path,
                                      ftpool_blob **out) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+  struct platform_file file;
+  struct file_identity identity;
+  int cancel = ftpool__cancel_off();
+  if (!ftpool__platform_open(path, &file, &identity)) {
+    ftpool__cancel_restore(cancel);
     return ftpool__fail(FTPOOL_ERR_CANNOT_OPEN);
-  struct stat st;
+  }
   ftpool_status status = FTPOOL_OK;
   unsigned char *bytes = NULL;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-    status = FTPOOL_ERR_CANNOT_OPEN;
-  else if (st.st_size == 0)
+  if (identity.size == 0)
     status = FTPOOL_ERR_UNKNOWN_FORMAT;
-  else if (!(bytes = ftpool__memory_alloc_raw(pool->memory, st.st_size)))
+  else if (!(bytes = ftpool__memory_alloc_raw(pool->memory, identity.size)))
     status = FTPOOL_ERR_OUT_OF_MEMORY;
-  else if (!read_all(fd, bytes, (size_t)st.st_size))
+  else if (!ftpool__platform_read(&file, bytes, identity.size))
     status = FTPOOL_ERR_CANNOT_OPEN;
-  close(fd);
+  ftpool__platform_close(&file);
+  ftpool__cancel_restore(cancel);
   if (status == FTPOOL_OK) {
-    struct blob_source src = {bytes, (size_t)st.st_size, true, NULL,
-                              NULL,  identity_of(&st)};
+    struct blob_source src = {bytes, identity.size, true, NULL, NULL, identity};
     if (!(*out = publish(pool, &src)))
       status = FTPOOL_ERR_OUT_OF_MEMORY;
   }
@@ -166,10 +177,10 @@ bool ftpool__blob_try_acquire(ftpool_blob *b) {
 void ftpool__blob_drop(ftpool_blob *b) {
   /* acq_rel: every holder's reads of the bytes happen before they are
    * freed by the one that drops the last reference. */
-  if (refcount_sub_acq_rel(&b->refs) != 0)
+  if (!b || refcount_sub_acq_rel(&b->refs) != 0)
     return;
   free_bytes(b);
-  push_free(&b->pool->blobs, b, b);
+  push_free(&b->pool->blobs, b);
 }
 
 bool ftpool__same_identity(const struct file_identity *a,
@@ -178,15 +189,16 @@ bool ftpool__same_identity(const struct file_identity *a,
          a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec;
 }
 
+static void free_if_live(void *element, void *arg) {
+  (void)arg;
+  ftpool_blob *b = element;
+  if (refcount_load_relaxed(&b->refs) != 0)
+    free_bytes(b);
+}
+
 void ftpool__blob_store_fini(ftpool *pool) {
-  ftpool_blob *b = ptr_load_acquire(&pool->blobs.all);
-  while (b) {
-    ftpool_blob *next = b->all_next;
-    if (refcount_load_relaxed(&b->refs) != 0)
-      free_bytes(b);
-    ftpool__memory_free(pool->memory, b);
-    b = next;
-  }
+  ftpool__chunked_fini(&pool->blobs.headers, pool->memory, sizeof(ftpool_blob),
+                       free_if_live, NULL);
 }
 
 ftpool_status ftpool_blob_from_file(ftpool *pool, const char *path,
@@ -233,10 +245,7 @@ ftpool_status ftpool_blob_retain(ftpool_blob *blob) {
   return FTPOOL_OK;
 }
 
-void ftpool_blob_release(ftpool_blob *blob) {
-  if (blob)
-    ftpool__blob_drop(blob);
-}
+void ftpool_blob_release(ftpool_blob *blob) { ftpool__blob_drop(blob); }
 
 const void *ftpool_blob_data(const ftpool_blob *blob, size_t *size) {
   if (size)

@@ -10,24 +10,26 @@
  * the counter is not zero (blob_try_acquire); it then checks the blob is
  * still the one it wanted (its file identity), since the header may have been
  * reused meanwhile.
+ *
+ * Headers live in chunks, each allocated once and freed with the pool, so a
+ * header has a fixed index; a free list is a stack of indices whose head
+ * carries a count of pops, so a pop cannot suffer ABA and a thread never
+ * makes a new header while a free one is on the list. There are two free
+ * lists, and a header stays on one for its life: headers of blobs whose
+ * bytes the pool owns (files, copies) and headers of blobs over the
+ * caller's bytes. A file cache reader holding a stale header pointer can
+ * then only ever take a reference to pool-owned bytes, and dropping it can
+ * never run a caller's release callback on the reader's thread.
  */
 #ifndef FTPOOL_BLOB_H
 #define FTPOOL_BLOB_H
 
 #include <stdbool.h>
-#include <sys/types.h>
 
 #include "atomics.h"
+#include "chunked.h"
 #include "ftpool.h"
-
-/* Which version of which file a blob holds; all zero for bytes from memory. */
-struct file_identity {
-  dev_t device;
-  ino_t inode;
-  off_t size;
-  long mtime_sec;
-  long mtime_nsec;
-};
+#include "platform.h"
 
 struct ftpool_blob {
   atomic_refcount refs;
@@ -36,19 +38,22 @@ struct ftpool_blob {
   ftpool *pool;
   const unsigned char *bytes;
   size_t size;
-  bool owned;                 /* bytes allocated by the pool */
-  void (*release)(void *arg); /* else called when the last reference goes */
+  void (*release)(void *arg); /* unless owned: when the last reference goes */
   void *release_arg;
   struct file_identity identity;
   /* Fixed for the header's life. */
-  struct ftpool_blob *all_next; /* every header of the pool */
-  struct ftpool_blob *free_next;
+  uint32_t index; /* in the store */
+  bool owned;     /* bytes allocated by the pool; the free list it is on */
+  atomic_word free_next; /* index + 1 of the next free header; 0 ends */
 };
 
 /* The pool's blob headers: all of them, and the free ones. */
 struct blob_store {
-  atomic_ptr all;
-  atomic_ptr free;
+  struct chunked headers;
+  atomic_counter made; /* indices handed out */
+  /* The free stacks, of headers with owned false and true: (pops << 32) |
+   * (index + 1 of the top header), or a count of pops alone when empty. */
+  atomic_u64 free[2];
   atomic_counter live_bytes; /* bytes of live blobs the pool owns */
 };
 
@@ -71,6 +76,7 @@ void ftpool__blob_retain(ftpool_blob *blob);
 /* A reference to a blob the caller holds none of, unless it is dead. */
 bool ftpool__blob_try_acquire(ftpool_blob *blob);
 
+/* Gives back one reference; NULL is a no-op. */
 void ftpool__blob_drop(ftpool_blob *blob);
 
 bool ftpool__same_identity(const struct file_identity *a,

@@ -71,11 +71,20 @@ const char *ftpool_strerror(ftpool_status status) {
     return "no thread-specific data key or slot available";
   case FTPOOL_ERR_REENTRANT:
     return "called from the configure callback on the thread it is "
-           "configuring; the thread's library is not ready yet";
+           "configuring (the thread's library is not ready yet), or a font "
+           "acquired from an instance data destructor";
   case FTPOOL_ERR_FOREIGN_BLOB:
     return "the blob was made by another pool";
   case FTPOOL_ERR_FREETYPE:
     return "FreeType failed (see ftpool_last_ft_error)";
+  case FTPOOL_ERR_NOT_ACQUIRED:
+    return "the face is not one this thread acquired from that font (or it "
+           "was given back already)";
+  case FTPOOL_ERR_NOT_VARIABLE:
+    return "variation coordinates for a font without variation axes, or "
+           "more coordinates than it has axes";
+  case FTPOOL_ERR_INVALID_SIZE:
+    return "FreeType refused the font's size";
   }
   return "unknown ftpool status";
 }

@@ -1,11 +1,12 @@
 /* Opening and closing faces: argument checks and the per-face record. */
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "errors.h"
 #include "file_cache.h"
 #include "memory.h"
+#include "no_cancel.h"
+#include "platform.h"
 #include "pool.h"
 
 /*
@@ -24,7 +25,7 @@ static void face_rec_finalize(void *object) {
  * directory, as for bytes that are no font at all. A known signature in the
  * first bytes tells the two apart, so the user learns the file is damaged.
  */
-static int has_font_signature(const unsigned char *head, size_t size) {
+int ftpool__has_font_signature(const unsigned char *head, size_t size) {
   static const char *const signatures[] = {
       "\x00\x01\x00\x00", "true", "typ1", "OTTO", "ttcf", "wOFF", "wOF2"};
   if (size < 4)
@@ -37,12 +38,15 @@ static int has_font_signature(const unsigned char *head, size_t size) {
 
 static int file_has_font_signature(const char *path) {
   unsigned char head[4];
+  int cancel = ftpool__cancel_off();
   FILE *file = fopen(path, "rb");
-  if (!file)
-    return 0;
-  size_t got = fread(head, 1, sizeof head, file);
-  fclose(file);
-  return has_font_signature(head, got);
+  size_t got = 0;
+  if (file) {
+    got = fread(head, 1, sizeof head, file);
+    fclose(file);
+  }
+  ftpool__cancel_restore(cancel);
+  return ftpool__has_font_signature(head, got);
 }
 
 /* FreeType also calls a directory an unknown format. Only on failure. */
@@ -50,8 +54,8 @@ static ftpool_status refine_file_failure(const char *path,
                                          ftpool_status status) {
   if (status != FTPOOL_ERR_UNKNOWN_FORMAT)
     return status;
-  struct stat st;
-  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+  struct file_identity identity;
+  if (!ftpool__platform_file_identity(path, &identity))
     return FTPOOL_ERR_CANNOT_OPEN;
   return file_has_font_signature(path) ? FTPOOL_ERR_BROKEN_FONT : status;
 }
@@ -68,9 +72,14 @@ static ftpool_status open_face(ftpool *pool, const FT_Open_Args *args,
   } else if (!(rec = ftpool__memory_alloc(pool->memory, sizeof *rec))) {
     status = ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
   } else {
+    rec->mail.kind = MAIL_CLOSE_FACE;
     rec->pool = pool;
     rec->blob = blob;
+    /* By path, FreeType opens and reads the file itself. */
+    int cancel = blob ? 0 : ftpool__cancel_off();
     status = pool->backend->open(pool, args, face_index, rec);
+    if (!blob)
+      ftpool__cancel_restore(cancel);
   }
   if (status != FTPOOL_OK) {
     ftpool__memory_free(pool->memory, rec);
@@ -90,7 +99,7 @@ static ftpool_status open_on_blob(ftpool *pool, ftpool_blob *blob,
                        .memory_base = blob->bytes,
                        .memory_size = (FT_Long)blob->size};
   /* Before the open: a failed open drops the blob, maybe its last reference. */
-  int signature = has_font_signature(blob->bytes, blob->size);
+  int signature = ftpool__has_font_signature(blob->bytes, blob->size);
   ftpool_status status = open_face(pool, &args, blob, face_index, face);
   if (status == FTPOOL_ERR_UNKNOWN_FORMAT && signature)
     status = FTPOOL_ERR_BROKEN_FONT;
@@ -102,13 +111,13 @@ ftpool_status ftpool_open_file(ftpool *pool, const char *path,
   if (!pool || !path || !face)
     return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
   *face = NULL;
-  if (pool->files.budget == 0) {
+  if (pool->files.budget == 0 && FTPOOL_FREETYPE_OPENS_PATHS) {
     FT_Open_Args args = {.flags = FT_OPEN_PATHNAME, .pathname = (char *)path};
     return refine_file_failure(path,
                                open_face(pool, &args, NULL, face_index, face));
   }
   ftpool_blob *blob;
-  ftpool_status status = ftpool__file_cache_get(pool, path, &blob);
+  ftpool_status status = ftpool_blob_from_file(pool, path, &blob);
   if (status != FTPOOL_OK)
     return status;
   return open_on_blob(pool, blob, face_index, face);
@@ -123,7 +132,8 @@ ftpool_status ftpool_open_memory(ftpool *pool, const void *data, size_t size,
                        .memory_base = data,
                        .memory_size = (FT_Long)size};
   ftpool_status status = open_face(pool, &args, NULL, face_index, face);
-  if (status == FTPOOL_ERR_UNKNOWN_FORMAT && has_font_signature(data, size))
+  if (status == FTPOOL_ERR_UNKNOWN_FORMAT &&
+      ftpool__has_font_signature(data, size))
     status = FTPOOL_ERR_BROKEN_FONT;
   return status;
 }
@@ -139,17 +149,17 @@ ftpool_status ftpool_open_blob(ftpool *pool, ftpool_blob *blob,
   return open_on_blob(pool, blob, face_index, face);
 }
 
-void ftpool__face_done(struct face_rec *rec) {
+ftpool_blob *ftpool__face_done(struct face_rec *rec) {
   ftpool_blob *blob = rec->blob;
   FT_Done_Face(rec->face); /* frees rec through its finalizer */
-  /* Only now: the driver may still read its bytes inside FT_Done_Face. */
-  if (blob)
-    ftpool__blob_drop(blob);
+  return blob;
 }
 
 ftpool_status ftpool_close(ftpool *pool, FT_Face face) {
   if (!pool || !face)
     return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  if (pool->destroying) /* a destructor's: the destroy closes every face */
+    return FTPOOL_OK;
   if (face->generic.finalizer != face_rec_finalize)
     return ftpool__fail(FTPOOL_ERR_FOREIGN_FACE);
   struct face_rec *rec = face->generic.data;

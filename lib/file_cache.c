@@ -5,6 +5,7 @@
 #include "errors.h"
 #include "memory.h"
 #include "pool.h"
+#include "test_hooks.h"
 
 struct cache_entry {
   struct cache_entry *next; /* fixed before publication */
@@ -108,13 +109,18 @@ static void offer(ftpool *pool, struct cache_entry *e, ftpool_blob *seen,
   if (fresh->size > cache->budget)
     return;
   ftpool__blob_retain(fresh); /* the entry's reference */
+  /* Counted before it can be seen, and uncounted only after it is gone: the
+   * count never falls below what the cache holds, so evictors racing to
+   * subtract can never wrap it. */
+  counter_add_relaxed(&cache->bytes, fresh->size);
   void *expected = seen;
   if (!ptr_cas_acq_rel(&e->blob, &expected, fresh)) {
     /* Another thread published first; ours stays the caller's alone. */
+    counter_sub_relaxed(&cache->bytes, fresh->size);
     ftpool__blob_drop(fresh);
     return;
   }
-  counter_add_relaxed(&cache->bytes, fresh->size);
+  FTPOOL_TEST_HOOK(FTPOOL_HOOK_OFFERED);
   if (seen) {
     /* The entry's reference to the stale version is ours now. */
     counter_sub_relaxed(&cache->bytes, seen->size);
@@ -132,6 +138,7 @@ ftpool_status ftpool__file_cache_get(ftpool *pool, const char *path,
     return status;
   struct cache_entry *e = entry_for(pool, path);
   ftpool_blob *seen = e ? ptr_load_acquire(&e->blob) : NULL;
+  FTPOOL_TEST_HOOK(FTPOOL_HOOK_LOOKED_UP);
   if (seen && ftpool__blob_try_acquire(seen)) {
     /* A header reused for another file since we loaded it shows here. */
     if (ftpool__same_identity(&seen->identity, &now)) {

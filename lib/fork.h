@@ -1,40 +1,49 @@
 /*
- * fork(): the child runs on with one thread, the one that forked. Contexts
- * that other threads held at that instant are abandoned in the child, as if
- * those threads had exited, the first time a thread of the child needs one
- * (or destroys the pool). A context whose holder was inside FreeType at the
- * fork may hold a half-edited library: it is quarantined instead, never
- * used again in the child, and its library is leaked there.
+ * fork(): the child runs on with one thread, the one that forked. The fork
+ * child handler runs in the child while that is still its only thread, so it
+ * can tell exactly which contexts lost their holder: it walks the contexts of
+ * every live per-thread pool and marks each context held by another thread
+ *   - quarantined, if that thread was inside FreeType on its library (the
+ *     library may be half-edited: never used again, leaked in the child);
+ *   - orphaned, otherwise.
+ * It only reads and marks: no allocation, no user code. An orphan is taken
+ * over later by whichever thread of the child first needs it (one exchange
+ * on its mark makes that thread the holder), which finishes the gone
+ * holder's drain and releases it as the gone thread's exit would have.
  *
- * A holder stamps its context with its thread token and the fork generation
- * it claimed it in; after a fork, a held context whose stamp names neither
- * the current generation nor the thread that forked has no holder.
+ * Holders stamp their contexts with a thread id that is never reused, so
+ * the handler tells the forking thread's contexts from the others'.
  */
 #ifndef FTPOOL_FORK_H
 #define FTPOOL_FORK_H
 
 #include <stdbool.h>
-
-#include "atomics.h"
+#include <stdint.h>
 
 struct context;
 struct registry;
 
-/* The number of fork()s between the process that loaded ftpool and this. */
-uintptr_t ftpool__fork_generation(void);
+/* The calling thread's id: unique in the process for its whole life. */
+extern _Thread_local uint64_t ftpool__thread_id_cached;
+uint64_t ftpool__thread_id_first(void);
+static inline uint64_t ftpool__thread_id(void) {
+  uint64_t id = ftpool__thread_id_cached;
+  return id ? id : ftpool__thread_id_first();
+}
 
 /* Marks c as held by the calling thread. */
 void ftpool__fork_stamp(struct context *c);
 
-/* Marks c as held by no thread, before it is released. */
+/* Marks c as held by no thread, just before it is released. */
 void ftpool__fork_unstamp(struct context *c);
 
-/* True once per fork for the caller that must recover the pool whose
- * generation word this is; the word starts at ftpool__fork_generation(). */
-bool ftpool__fork_recovery_due(atomic_word *pool_generation);
+/* Makes the fork child handler see a per-thread pool's registry, from its
+ * creation to its destruction; false when too many pools are live. */
+bool ftpool__fork_track(struct registry *registry);
+void ftpool__fork_untrack(struct registry *registry);
 
-/* Abandons or quarantines every context whose holder did not survive the
- * fork. */
+/* Takes over and releases every orphan of the registry; one relaxed load
+ * when there is none. */
 void ftpool__fork_recover(struct registry *registry);
 
 #endif /* FTPOOL_FORK_H */

@@ -44,38 +44,65 @@ void ftpool__memory_free(FT_Memory memory, void *block) {
     memory->free(memory, block);
 }
 
-static void *watched_alloc(FT_Memory memory, long size) {
+/* Room for the size in front of each block, keeping malloc's alignment. */
+#define HEADER                                                                 \
+  (_Alignof(max_align_t) > sizeof(size_t) ? _Alignof(max_align_t)              \
+                                          : sizeof(size_t))
+
+static void *counted_alloc(FT_Memory memory, long size) {
   struct library_memory *m = memory->user;
-  void *block = m->pool_memory->alloc(m->pool_memory, size);
-  m->failures += !block;
-  return block;
+  if ((unsigned long)size > LONG_MAX - HEADER)
+    return NULL;
+  char *block = m->pool_memory->alloc(m->pool_memory, size + (long)HEADER);
+  if (!block) {
+    counter_add_relaxed(&m->failures, 1);
+    return NULL;
+  }
+  memcpy(block, &(size_t){(size_t)size}, sizeof(size_t));
+  counter_add_relaxed(&m->bytes, (size_t)size);
+  return block + HEADER;
 }
 
-static void watched_free(FT_Memory memory, void *block) {
-  struct library_memory *m = memory->user;
-  m->pool_memory->free(m->pool_memory, block);
+static size_t size_of(const char *block) {
+  size_t size;
+  memcpy(&size, block - HEADER, sizeof size);
+  return size;
 }
 
-static void *watched_realloc(FT_Memory memory, long cur_size, long new_size,
+static void counted_free(FT_Memory memory, void *block) {
+  struct library_memory *m = memory->user;
+  counter_sub_relaxed(&m->bytes, size_of(block));
+  m->pool_memory->free(m->pool_memory, (char *)block - HEADER);
+}
+
+static void *counted_realloc(FT_Memory memory, long cur_size, long new_size,
                              void *block) {
   struct library_memory *m = memory->user;
-  void *moved =
-      m->pool_memory->realloc(m->pool_memory, cur_size, new_size, block);
-  m->failures += !moved;
-  return moved;
+  if ((unsigned long)new_size > LONG_MAX - HEADER)
+    return NULL;
+  size_t old = size_of(block);
+  char *moved =
+      m->pool_memory->realloc(m->pool_memory, cur_size + (long)HEADER,
+                              new_size + (long)HEADER, (char *)block - HEADER);
+  if (!moved) {
+    counter_add_relaxed(&m->failures, 1);
+    return NULL;
+  }
+  memcpy(moved, &(size_t){(size_t)new_size}, sizeof(size_t));
+  counter_add_relaxed(&m->bytes, (size_t)new_size);
+  counter_sub_relaxed(&m->bytes, old);
+  return moved + HEADER;
 }
 
-void ftpool__library_memory_watch(struct library_memory *m,
-                                  FT_Memory pool_memory) {
+void ftpool__library_memory_init(struct library_memory *m,
+                                 FT_Memory pool_memory) {
   m->rec =
-      (struct FT_MemoryRec_){m, watched_alloc, watched_free, watched_realloc};
+      (struct FT_MemoryRec_){m, counted_alloc, counted_free, counted_realloc};
   m->pool_memory = pool_memory;
-  m->failures = 0;
+  counter_init(&m->bytes);
+  counter_init(&m->failures);
 }
 
-unsigned ftpool__library_memory_settle(struct library_memory *m) {
-  /* From here the library calls the pool's allocator with no detour; the
-   * allocator sees this record's address, with the pool's `user`. */
-  m->rec = *m->pool_memory;
-  return m->failures;
+size_t ftpool__library_memory_failures(struct library_memory *m) {
+  return counter_load_relaxed(&m->failures);
 }

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "atomics.h"
+
 #include <ft2build.h>
 #include FT_FREETYPE_H
 #include FT_SYSTEM_H
@@ -19,25 +21,31 @@ void *ftpool__memory_alloc_raw(FT_Memory memory, size_t size);
 void ftpool__memory_free(FT_Memory memory, void *block);
 
 /*
- * The FT_Memory a library allocates through: a copy of the pool's record,
- * kept beside the library for the library's whole life. While the library
- * is being built it also counts failed allocations, because
- * FT_Add_Default_Modules skips a module it could not allocate without
- * saying so, which would leave a library that can never open that module's
- * fonts.
+ * The FT_Memory a library allocates through, kept beside the library for its
+ * whole life. It forwards to the pool's allocator and counts the bytes the
+ * library holds (each block carries its size in a small header), which is
+ * what shared fonts measure their instances by. While the library is being
+ * built it also counts failed allocations, because FT_Add_Default_Modules
+ * skips a module it could not allocate without saying so, which would leave
+ * a library that can never open that module's fonts.
  */
 struct library_memory {
   struct FT_MemoryRec_ rec; /* what FT_New_Library is given */
   FT_Memory pool_memory;
-  unsigned failures;
+  /* Any thread using one of the library's faces allocates through it. */
+  atomic_counter bytes;
+  atomic_counter failures;
 };
 
-/* Makes m forward to pool_memory, counting failures. */
-void ftpool__library_memory_watch(struct library_memory *m,
-                                  FT_Memory pool_memory);
+void ftpool__library_memory_init(struct library_memory *m,
+                                 FT_Memory pool_memory);
 
-/* Makes m a plain copy of the pool's record again (same user and
- * functions); returns the failures seen while watching. */
-unsigned ftpool__library_memory_settle(struct library_memory *m);
+/* The allocations that failed since init. */
+size_t ftpool__library_memory_failures(struct library_memory *m);
+
+/* The bytes the library holds. */
+static inline size_t ftpool__library_memory_bytes(struct library_memory *m) {
+  return counter_load_relaxed(&m->bytes);
+}
 
 #endif /* FTPOOL_MEMORY_H */

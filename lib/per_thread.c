@@ -10,6 +10,7 @@
 #include "errors.h"
 #include "fork.h"
 #include "memory.h"
+#include "platform.h"
 #include "registry.h"
 
 #include FT_MODULE_H
@@ -19,7 +20,7 @@ struct per_thread_pool {
   size_t serial;     /* unique per pool in the process, never reused */
   pthread_key_t key; /* the calling thread's held context */
   struct registry registry;
-  atomic_word fork_generation; /* the last fork the pool recovered from */
+  atomic_counter contexts_made; /* the next context's index */
 };
 
 static struct per_thread_pool *as_per_thread(ftpool *pool) {
@@ -65,10 +66,6 @@ static _Thread_local struct {
   struct context *context;
 } last_used;
 
-/* Set once a key destructor of ours has run: the thread is exiting, and libc
- * may run no further destructor round to release what it attaches now. */
-static _Thread_local bool thread_exiting;
-
 /* The thread's context, or NULL while it has none or is still attaching. */
 static struct context *held_context(struct per_thread_pool *pool) {
   if (last_used.serial == pool->serial)
@@ -86,11 +83,16 @@ static struct context *held_context(struct per_thread_pool *pool) {
  * ends its thread (pthread_exit) leaves ATTACHING here; that is documented
  * as undefined and leaks the unpublished library. */
 static void on_thread_exit(void *held) {
-  thread_exiting = true;
+  /* The thread is exiting, and libc may run no further destructor round to
+   * release what it attaches from now on: it borrows instead. */
+  ftpool__platform_mark_exiting();
   if (last_used.context == held)
     last_used.serial = 0;
-  if (held != ATTACHING)
-    ftpool__context_release(held);
+  if (held != ATTACHING) {
+    struct context *c = held;
+    ftpool__fonts_thread_gone(c, c->pool);
+    ftpool__context_release(c);
+  }
 }
 
 static ftpool_status new_context(struct per_thread_pool *pool,
@@ -104,24 +106,18 @@ static ftpool_status new_context(struct per_thread_pool *pool,
     ftpool__memory_free(pool->base.memory, c);
     return status;
   }
-  ftpool__context_init(c, library);
+  size_t index = counter_add_relaxed(&pool->contexts_made, 1) - 1;
+  ftpool__context_init(c, &pool->base, index, library);
   ftpool__registry_publish(&pool->registry, c);
   *out = c;
   return FTPOOL_OK;
-}
-
-/* In a fork() child, gives back the contexts of the threads that did not
- * survive, before anyone looks for a FREE context or posts to theirs. */
-static void recover_from_fork(struct per_thread_pool *pool) {
-  if (ftpool__fork_recovery_due(&pool->fork_generation))
-    ftpool__fork_recover(&pool->registry);
 }
 
 /* Claims a FREE context, or makes one. The configure callback runs here, with
  * no lock held and nobody waiting for it. */
 static ftpool_status claim_or_create(struct per_thread_pool *pool,
                                      struct context **out) {
-  recover_from_fork(pool);
+  ftpool__fork_recover(&pool->registry);
   struct context *c = ftpool__registry_claim_free(&pool->registry);
   if (c) {
     counter_bump_single_writer(&c->recycled);
@@ -144,8 +140,18 @@ static ftpool_status attach(struct per_thread_pool *pool,
    * below reuse the slot and cannot fail. */
   if (pthread_setspecific(pool->key, ATTACHING) != 0)
     return ftpool__fail(FTPOOL_ERR_THREAD);
-  struct context *c;
+  struct context *c = NULL;
   ftpool_status status = claim_or_create(pool, &c);
+  void *attached = pthread_getspecific(pool->key);
+  if (attached != ATTACHING && attached != NULL) {
+    /* A user callback the claim ran (a release callback, when a fork
+     * child's recovery drains an orphan) called in and attached the thread
+     * meanwhile: keep that context, give back ours. */
+    if (status == FTPOOL_OK)
+      ftpool__context_release(c);
+    *out = attached;
+    return FTPOOL_OK;
+  }
   pthread_setspecific(pool->key, status == FTPOOL_OK ? c : NULL);
   if (status == FTPOOL_OK)
     *out = c;
@@ -169,7 +175,7 @@ own_context_slow(struct per_thread_pool *pool, struct context **out,
   }
   if (is_configuring(pool))
     return ftpool__fail(FTPOOL_ERR_REENTRANT);
-  if (thread_exiting) {
+  if (ftpool__platform_exiting()) {
     *borrowed = true;
     return claim_or_create(pool, out);
   }
@@ -210,7 +216,9 @@ static ftpool_status pt_open(ftpool *base, const FT_Open_Args *args,
   if (status != FTPOOL_OK)
     return status;
   ftpool__context_enter(c);
+  ftpool__fonts_untracked_begin(c);
   FT_Error error = FT_Open_Face(c->library, args, face_index, &rec->face);
+  ftpool__fonts_untracked_end(c);
   ftpool__context_leave(c);
   if (!error) {
     rec->owner = c;
@@ -230,14 +238,69 @@ static void pt_close(ftpool *base, struct face_rec *rec) {
     ftpool__context_close(owner, rec);
     return;
   }
-  recover_from_fork(as_per_thread(base));
-  ftpool__context_hand_over(owner, rec);
+  ftpool__fork_recover(&as_per_thread(base)->registry);
+  ftpool__context_hand_over(owner, &rec->mail);
 }
 
+/* Also, in a fork child, takes over the contexts the fork left without
+ * holder, so that closes posted to them before the fork are carried out. */
 static void pt_collect(ftpool *base) {
   struct context *self = held_context(as_per_thread(base));
   if (self)
     ftpool__context_drain(self);
+  ftpool__fork_recover(&as_per_thread(base)->registry);
+}
+
+/* The context for a font call that must keep its context between calls:
+ * not a borrowed one, which an exiting thread gives back at once. */
+static ftpool_status font_context(ftpool_font *font, struct context **c) {
+  bool borrowed;
+  ftpool_status status = own_context(as_per_thread(font->pool), c, &borrowed);
+  if (status == FTPOOL_OK && borrowed) {
+    ftpool__context_release(*c);
+    return ftpool__fail(FTPOOL_ERR_THREAD);
+  }
+  return status;
+}
+
+static ftpool_status pt_font_prepare(ftpool_font *font) {
+  struct context *c;
+  bool borrowed;
+  ftpool_status status = own_context(as_per_thread(font->pool), &c, &borrowed);
+  if (status != FTPOOL_OK)
+    return status;
+  status = ftpool__instance_prepare(c, font);
+  if (borrowed)
+    ftpool__context_release(c);
+  return status;
+}
+
+static ftpool_status pt_font_acquire(ftpool_font *font, FT_Face *face) {
+  struct context *c;
+  ftpool_status status = font_context(font, &c);
+  return status == FTPOOL_OK ? ftpool__instance_acquire(c, font, face) : status;
+}
+
+static ftpool_status pt_font_give_back(ftpool_font *font, FT_Face face) {
+  struct context *c = held_context(as_per_thread(font->pool));
+  if (!c)
+    return ftpool__fail(FTPOOL_ERR_NOT_ACQUIRED);
+  ftpool__context_drain(c);
+  return ftpool__instance_give_back(c, font, face);
+}
+
+static struct instance_data *pt_font_data(ftpool_font *font, FT_Face face) {
+  struct context *c = held_context(as_per_thread(font->pool));
+  return c ? ftpool__instance_data(c, font, face) : NULL;
+}
+
+static void pt_font_gone(ftpool_font *font) {
+  struct per_thread_pool *pool = as_per_thread(font->pool);
+  struct context *self = held_context(pool);
+  if (self)
+    ftpool__context_drain(self);
+  ftpool__fork_recover(&pool->registry);
+  ftpool__instance_post_gone(font, self);
 }
 
 static size_t open_in(struct context *c) {
@@ -264,25 +327,37 @@ static void pt_stats(ftpool *base, ftpool_stats *s) {
     s->contexts_abandoned_at_fork +=
         counter_load_relaxed(&c->abandoned_at_fork);
     s->contexts_quarantined += word_load_relaxed(&c->quarantined);
+    ftpool__fonts_stats(&c->fonts, s);
   }
 }
 
 /* No other call may overlap this one, so every context is ours: drain its
- * mailbox, then FT_Done_Library closes the faces still open. A quarantined
- * context's library may be half-edited: it is left alone (leaked). */
+ * mailbox, drop its font instances, then FT_Done_Library closes the faces
+ * still open. A quarantined context's library may be half-edited: it is
+ * left alone (leaked). Fonts still referenced go last: instances in several
+ * contexts point to them. */
 static void pt_destroy(ftpool *base) {
   struct per_thread_pool *pool = as_per_thread(base);
   pthread_key_delete(pool->key);
-  recover_from_fork(pool);
+  ftpool__fork_untrack(&pool->registry);
+  ftpool__fork_recover(&pool->registry);
+  ftpool_font *dead = NULL;
   struct context *c = ftpool__registry_first(&pool->registry);
   while (c) {
     struct context *next = c->next;
     if (!word_load_relaxed(&c->quarantined)) {
       ftpool__context_drain(c);
+      ftpool__fonts_destroy(c, &dead);
       FT_Done_Library(c->library);
+      ftpool__fonts_destroy_faces(c);
       ftpool__memory_free(base->memory, c);
     }
     c = next;
+  }
+  while (dead) {
+    ftpool_font *font = dead;
+    dead = font->dead_next;
+    ftpool__font_free(font);
   }
   ftpool__pool_fini_header(base);
   ftpool__memory_free(base->memory, pool);
@@ -295,6 +370,11 @@ static const struct backend per_thread_backend = {
     .collect = pt_collect,
     .stats = pt_stats,
     .destroy = pt_destroy,
+    .font_prepare = pt_font_prepare,
+    .font_acquire = pt_font_acquire,
+    .font_give_back = pt_font_give_back,
+    .font_data = pt_font_data,
+    .font_gone = pt_font_gone,
 };
 
 ftpool_status ftpool__per_thread_create(const ftpool_config *config,
@@ -306,8 +386,13 @@ ftpool_status ftpool__per_thread_create(const ftpool_config *config,
   ftpool__pool_init_header(&pool->base, &per_thread_backend, config);
   pool->serial = counter_add_relaxed(&pools_created, 1);
   ftpool__registry_init(&pool->registry);
-  word_init(&pool->fork_generation, ftpool__fork_generation());
+  counter_init(&pool->contexts_made);
   if (pthread_key_create(&pool->key, on_thread_exit) != 0) {
+    ftpool__memory_free(config->memory, pool);
+    return ftpool__fail(FTPOOL_ERR_THREAD);
+  }
+  if (!ftpool__fork_track(&pool->registry)) {
+    pthread_key_delete(pool->key);
     ftpool__memory_free(config->memory, pool);
     return ftpool__fail(FTPOOL_ERR_THREAD);
   }

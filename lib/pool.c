@@ -12,6 +12,8 @@ void ftpool_config_init(ftpool_config *config) {
   config->configure = NULL;
   config->configure_arg = NULL;
   config->file_cache_bytes = FTPOOL_DEFAULT_FILE_CACHE_BYTES;
+  config->font_idle_instances = FTPOOL_DEFAULT_FONT_IDLE_INSTANCES;
+  config->font_idle_bytes = FTPOOL_DEFAULT_FONT_IDLE_BYTES;
 }
 
 void ftpool__pool_init_header(ftpool *pool, const struct backend *backend,
@@ -22,6 +24,10 @@ void ftpool__pool_init_header(ftpool *pool, const struct backend *backend,
   pool->configure_arg = config->configure_arg;
   ftpool__blob_store_init(&pool->blobs);
   ftpool__file_cache_init(&pool->files, config->file_cache_bytes);
+  pool->font_idle_instances = config->font_idle_instances;
+  pool->font_idle_bytes = config->font_idle_bytes;
+  counter_init(&pool->fonts);
+  pool->destroying = false;
 }
 
 void ftpool__pool_fini_header(ftpool *pool) {
@@ -49,8 +55,10 @@ ftpool_status ftpool_create(const ftpool_config *config, ftpool **pool) {
 }
 
 void ftpool_destroy(ftpool *pool) {
-  if (pool)
+  if (pool) {
+    pool->destroying = true;
     pool->backend->destroy(pool);
+  }
 }
 
 ftpool_status ftpool_library(ftpool *pool, FT_Library *library) {
@@ -73,5 +81,7 @@ ftpool_status ftpool_get_stats(ftpool *pool, ftpool_stats *stats) {
   pool->backend->stats(pool, stats);
   ftpool__file_cache_stats(&pool->files, stats);
   stats->blob_bytes_live = counter_load_relaxed(&pool->blobs.live_bytes);
+  stats->blob_headers = counter_load_relaxed(&pool->blobs.made);
+  stats->fonts = counter_load_relaxed(&pool->fonts);
   return FTPOOL_OK;
 }

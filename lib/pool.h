@@ -4,15 +4,25 @@
 
 #include "blob.h"
 #include "file_cache.h"
+#include "font.h"
 #include "ftpool.h"
+
+/* What a context's mailbox (context.h) carries: the first member of a face
+ * to close or of a font instance to drop because its font is gone. Its
+ * address is pointer-aligned, so bit 0 is free for the mailbox's state. */
+enum mail_kind { MAIL_CLOSE_FACE, MAIL_FONT_GONE };
+struct mail {
+  struct mail *next; /* link while it waits in a mailbox */
+  enum mail_kind kind;
+};
 
 /* What ftpool keeps per face, in face->generic.data. */
 struct face_rec {
+  struct mail mail;
   FT_Face face;
   ftpool *pool;
-  ftpool_blob *blob;     /* the bytes, when the face was opened on a blob */
-  void *owner;           /* the backend's owner of the face's library */
-  struct face_rec *next; /* link while the close waits in a mailbox */
+  ftpool_blob *blob; /* the bytes, when the face was opened on a blob */
+  void *owner;       /* the backend's owner of the face's library */
 };
 
 struct backend {
@@ -26,6 +36,17 @@ struct backend {
   void (*collect)(ftpool *pool);
   void (*stats)(ftpool *pool, ftpool_stats *stats);
   void (*destroy)(ftpool *pool);
+  /* Shared fonts (font.h). prepare makes the caller's instance of a new
+   * font, so that a bad description fails ftpool_font_create; gone closes
+   * every instance of a font whose last reference went (or hands each to
+   * whoever may close it); the font is freed right after it returns. */
+  ftpool_status (*font_prepare)(ftpool_font *font);
+  ftpool_status (*font_acquire)(ftpool_font *font, FT_Face *face);
+  ftpool_status (*font_give_back)(ftpool_font *font, FT_Face face);
+  /* The data slot of the instance behind a face the caller acquired from
+   * the font, or NULL. */
+  struct instance_data *(*font_data)(ftpool_font *font, FT_Face face);
+  void (*font_gone)(ftpool_font *font);
 };
 
 /* The first member of each backend's pool structure. */
@@ -36,6 +57,13 @@ struct ftpool {
   void *configure_arg;
   struct blob_store blobs;
   struct file_cache files;
+  size_t font_idle_instances; /* per context */
+  size_t font_idle_bytes;
+  atomic_counter fonts; /* live */
+  /* Set by ftpool_destroy, which no other call may overlap: the releases
+   * and closes that data destructors make from it are no-ops, since the
+   * destroy frees everything, fonts and faces included, in its own order. */
+  bool destroying;
 };
 
 /* Each returns a pool with its header filled in from config. */
@@ -51,9 +79,16 @@ void ftpool__pool_init_header(ftpool *pool, const struct backend *backend,
  * libraries (and so every face) are gone. */
 void ftpool__pool_fini_header(ftpool *pool);
 
-/* FT_Done_Face, then the face's blob reference; the caller must be allowed
- * to edit the face's library. */
-void ftpool__face_done(struct face_rec *rec);
+/* FT_Done_Face; the caller must be allowed to edit the face's library.
+ * Returns the face's blob reference (or NULL), for the caller to drop after
+ * FreeType is done with the bytes and once it holds no lock: dropping the
+ * last reference runs the blob's release callback. */
+ftpool_blob *ftpool__face_done(struct face_rec *rec);
+
+/* FreeType answers "unknown format" for a font truncated inside its table
+ * directory as for bytes that are no font at all; a known signature in the
+ * first bytes tells the two apart. */
+int ftpool__has_font_signature(const unsigned char *head, size_t size);
 
 /* Creates and configures a library on the calling thread; memory must
  * outlive the library. */

@@ -1,6 +1,9 @@
 #include "registry.h"
 
-void ftpool__registry_init(struct registry *r) { ptr_init(&r->head, NULL); }
+void ftpool__registry_init(struct registry *r) {
+  ptr_init(&r->head, NULL);
+  word_init(&r->orphans, 0);
+}
 
 void ftpool__registry_publish(struct registry *r, struct context *c) {
   void *head = ptr_load_relaxed(&r->head);

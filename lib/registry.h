@@ -11,6 +11,7 @@
 
 struct registry {
   atomic_ptr head;
+  atomic_word orphans; /* set in a fork() child while it has orphans */
 };
 
 void ftpool__registry_init(struct registry *r);

@@ -3,27 +3,12 @@
  * around FT_Open_Face and FT_Done_Face, as Pillow fixed its free-threaded
  * crash. Kept so the benchmarks compare like with like.
  */
-#include <pthread.h>
+#include "shared_mutex.h"
 
 #include "errors.h"
-#include "memory.h"
-#include "pool.h"
+#include "platform.h"
 
 #include FT_MODULE_H
-
-struct shared_mutex_pool {
-  ftpool base;
-  struct shared_mutex_pool *prev, *next; /* in `pools`, for fork() */
-  pthread_mutex_t mutex; /* guards library's face lists and the counts */
-  FT_Library library;
-  struct library_memory memory; /* the library's allocator */
-  size_t opened;
-  size_t closed;
-};
-
-static struct shared_mutex_pool *as_shared(ftpool *pool) {
-  return (struct shared_mutex_pool *)pool;
-}
 
 /* Every pool of this backend, so that fork() happens with no thread inside
  * any pool's mutex: the child then finds each library whole and each mutex
@@ -31,8 +16,8 @@ static struct shared_mutex_pool *as_shared(ftpool *pool) {
 static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct shared_mutex_pool *pools;
 
-/* test/fork_test.cc's negative control builds without the handlers. */
-#ifndef FTPOOL_NO_FORK_HANDLERS
+/* Not on Windows, nor in test/fork_test.cc's negative control (platform.h). */
+#if FTPOOL_FORK_HANDLERS
 static void before_fork(void) {
   pthread_mutex_lock(&pools_lock);
   for (struct shared_mutex_pool *p = pools; p; p = p->next)
@@ -95,9 +80,12 @@ static ftpool_status sm_open(ftpool *base, const FT_Open_Args *args,
 static void sm_close(ftpool *base, struct face_rec *rec) {
   struct shared_mutex_pool *pool = as_shared(base);
   pthread_mutex_lock(&pool->mutex);
-  ftpool__face_done(rec);
+  ftpool_blob *blob = ftpool__face_done(rec);
   pool->closed++;
   pthread_mutex_unlock(&pool->mutex);
+  /* Unlocked: the release callback may call into the pool or take the
+   * caller's own locks. */
+  ftpool__blob_drop(blob);
 }
 
 static void sm_collect(ftpool *base) { (void)base; }
@@ -109,6 +97,7 @@ static void sm_stats(ftpool *base, ftpool_stats *s) {
   s->contexts_owned = 1;
   s->faces_opened = pool->opened;
   s->faces_closed = pool->closed;
+  ftpool__sm_fonts_stats(pool, s);
   pthread_mutex_unlock(&pool->mutex);
   s->faces_open = s->faces_opened - s->faces_closed;
 }
@@ -116,6 +105,7 @@ static void sm_stats(ftpool *base, ftpool_stats *s) {
 static void sm_destroy(ftpool *base) {
   struct shared_mutex_pool *pool = as_shared(base);
   unlink_pool(pool);
+  ftpool__sm_fonts_destroy(pool);
   FT_Done_Library(pool->library);
   pthread_mutex_destroy(&pool->mutex);
   ftpool__pool_fini_header(base);
@@ -129,6 +119,11 @@ static const struct backend shared_mutex_backend = {
     .collect = sm_collect,
     .stats = sm_stats,
     .destroy = sm_destroy,
+    .font_prepare = ftpool__sm_font_prepare,
+    .font_acquire = ftpool__sm_font_acquire,
+    .font_give_back = ftpool__sm_font_give_back,
+    .font_data = ftpool__sm_font_data,
+    .font_gone = ftpool__sm_font_gone,
 };
 
 ftpool_status ftpool__shared_mutex_create(const ftpool_config *config,

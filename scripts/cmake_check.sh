@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The build without Bazel, as a consumer meets it: configures and builds the
-# library with CMake, installs it into a temporary prefix, builds
+# library with CMake, installs it with a prefix given only at install time
+# (`cmake --install --prefix`), moves the installed tree elsewhere (both
+# ftpool.pc and the CMake package must follow it), builds
 # examples/cmake_consumer through find_package and through pkg-config, each
 # against the shared and the static library, and runs the four programs. The
 # shared library must export exactly the functions ftpool.h declares (no
@@ -29,14 +31,25 @@ quiet() {
   }
 }
 
-quiet cmake -S "$src" -B "$work/build" -DCMAKE_INSTALL_PREFIX="$prefix"
+# Configured for the default prefix, installed into another, then moved.
+quiet cmake -S "$src" -B "$work/build"
 quiet cmake --build "$work/build" -j "$jobs"
-quiet cmake --install "$work/build"
+quiet cmake --install "$work/build" --prefix "$work/installed"
+mv "$work/installed" "$prefix"
 
 export PKG_CONFIG_PATH
 PKG_CONFIG_PATH=$(dirname "$(find "$prefix" -name ftpool.pc)")
 libdir=$(pkg-config --variable=libdir ftpool)
 version=$(pkg-config --modversion ftpool)
+for dir in "$libdir" "$(pkg-config --variable=includedir ftpool)"; do
+  case "$(cd "$dir" && pwd -P)" in
+  "$(cd "$prefix" && pwd -P)"/*) ;;
+  *)
+    echo "cmake_check: ftpool.pc points at $dir, not into $prefix" >&2
+    exit 1
+    ;;
+  esac
+done
 
 declared=$(grep -oE '\bftpool_[a-z_]+\(' include/ftpool.h | tr -d '(' | sort -u)
 exported=$(nm -D --defined-only "$libdir/libftpool.so" | awk '{print $3}' |
@@ -75,4 +88,5 @@ done
 rm -rf "$work"
 echo "cmake_check: ok: ftpool $version, static and shared," \
   "$(wc -l <<<"$exported") symbols exported, 4 consumers built and run" \
-  "(find_package, pkg-config; shared, static) in $((SECONDS - start)) s"
+  "(find_package, pkg-config; shared, static) from a moved install in" \
+  "$((SECONDS - start)) s"

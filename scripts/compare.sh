@@ -14,8 +14,8 @@ case "${1:-}" in
 esac
 
 scripts/setup.sh bench
-echo "== building the benchmarks (bazel build -c opt //bench:ftpool_bench)"
-bazel build -c opt //bench:ftpool_bench
+echo "== building the benchmarks (bazel build -c opt //bench:ftpool_bench //bench:font_memory)"
+bazel build -c opt //bench:ftpool_bench //bench:font_memory
 
 out="results/$(date +%Y%m%d-%H%M%S)-$mode"
 mkdir -p "$out"
@@ -37,3 +37,6 @@ bazel-bin/bench/ftpool_bench "${flags[@]}" \
   --benchmark_out="$out/bench.json" --benchmark_out_format=json
 echo
 /usr/bin/python3 bench/compare.py "$out/bench.json"
+echo
+echo "== shared fonts' memory (bazel-bin/bench/font_memory)"
+bazel-bin/bench/font_memory | tee "$out/memory.md"

@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# Model-checks the context protocol (docs/design.pml) with spin: the model
-# must hold in every state (exhaustive search), and each negative control, a
-# mutation of one step of the protocol, must make spin report an error.
-# Installs spin if missing. About 1 to 1.5 min and 1.1 GiB on 2 cores.
+# Model-checks the context protocol (docs/design.pml), its fork() recovery
+# (docs/fork.pml) and a shared font's instance lifetime (docs/font.pml) with
+# spin: each model must hold in every state (exhaustive
+# search; fork.pml at three sets of bounds), each negative control, a
+# mutation of one step, must make spin break the assertion named below, and
+# each of fork.pml's probes must be reached (the model is not vacuous).
+# Installs spin if missing. About 4 min and 1.1 GiB on 2 cores.
 # Usage: scripts/model_check.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-model=$PWD/docs/design.pml
 
 scripts/setup.sh spin libc6-dev
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# The negative controls (see the top of docs/design.pml), each with the
+# The negative controls (see the top of each model), each with the
 # assertion it must break, so that a slip in the model (an array index out of
 # bounds, say) does not pass for a caught control.
 lost='(((mail[c]!=0)&&(holder[c]!=0))&&alive[(holder[c]-1)])'   # a close lost
@@ -34,20 +36,65 @@ controls=(
   LINK_AFTER_POST RELEASE_ONCE CLOSE_IN_OWNER LATE_ATTACH LATE_FIRST_CALL
 )
 
-# build DIR [spin -D flags...]: generates and compiles the verifier in DIR.
-# COLLAPSE compresses each stored state without loss, so the search stays
+# fork.pml's: ALIVE(t) is st[t] == LIVE (1) or LIVES_ON (4).
+alive_of() { echo "((st[($1-1)]==1)||(st[($1-1)]==4))"; }
+two_holders="((holder[w]==0)|| !($(alive_of 'holder[w]')))"
+fork_stuck="((quar[c]||(mail[c]==0))||((holder[c]!=0)&&$(alive_of 'holder[c]')))"
+fork_lost="(quar[c]||((((mail[c]!=0)&&(holder[c]!=0))&&$(alive_of 'holder[c]'))&&found))"
+declare -A fork_expect=(
+  [LAZY_RECOVERY]=$two_holders
+  [TLS_TOKENS]=$fork_stuck
+  [LOCAL_DRAIN]=$fork_lost
+  [EXCHANGE_NOT_BUSY]=$fork_lost
+  [UNSTAMP_EARLY]=$two_holders
+  [KEEP_DRAINING]=$fork_lost
+  [NO_QUARANTINE]='(busy[c]==0)' # a half-edited library used again
+  [HINT_AFTER_WALK]=$fork_stuck
+)
+fork_controls=(
+  LAZY_RECOVERY TLS_TOKENS LOCAL_DRAIN EXCHANGE_NOT_BUSY UNSTAMP_EARLY
+  KEEP_DRAINING NO_QUARANTINE HINT_AFTER_WALK
+)
+fork_probes=(1 2 3 4 5 6 7)
+
+# font.pml's: a released font's record neither freed nor waiting for the
+# destroyer (before ftpool_destroy).
+font_lost='((( !(font_freed)|| !(slot[c]))||(rec[c]==3))||((holder[c]==1)&&((mail[c]&2)||(gone[c]&&uses[c]))))'
+declare -A font_expect=(
+  [EVICT_IN_USE]=' !(uses[c])'      # an acquired instance closed
+  [CLOSE_IN_RELEASER]='(rec[c]==2)' # the owner evicts a record closed by another
+  [SKIP_FREE_CONTEXTS]=$font_lost
+  [GONE_IGNORES_USES]=' !(uses[c])'
+  [EXIT_KEEPS_ACQUIRED]=$font_lost
+  [MAIL_READS_FONT]=' !(font_freed)' # the font struct read after its free
+  [FACE_NO_BLOB_REF]=' !(blob_freed)' # an open face's bytes freed
+  [DEAD_TWICE]='(font_frees==0)'     # the font freed twice
+)
+font_controls=(
+  EVICT_IN_USE CLOSE_IN_RELEASER SKIP_FREE_CONTEXTS GONE_IGNORES_USES
+  EXIT_KEEPS_ACQUIRED MAIL_READS_FONT FACE_NO_BLOB_REF DEAD_TWICE
+)
+# fork.pml's bounds: threads before the first fork, threads born in a child,
+# faces (at most 2 forks in all). Each set is searched exhaustively.
+fork_bounds=("-DNP=2 -DNK=1 -DNF=2" "-DNP=2 -DNK=2 -DNF=1" "-DNP=3 -DNK=1 -DNF=1")
+
+# build MODEL DIR OPT [spin -D flags...]: generates and compiles the verifier
+# for docs/MODEL in DIR with gcc -OOPT, or, for -O0, with clang if there is
+# one (it compiles fork.pml's large pan.c three times as fast). COLLAPSE
+# compresses each stored state without loss, so the search stays
 # exhaustive; MEMLIM makes pan stop (and this script fail) rather than
 # exceed 2 GiB.
 build() {
-  local dir=$1
-  shift
+  local model=$1 dir=$2 opt=$3 cc=gcc
+  shift 3
+  [ "$opt" = 0 ] && command -v clang >/dev/null && cc=clang
   mkdir -p "$dir"
-  cp "$model" "$dir/design.pml"
-  (cd "$dir" && spin -a "$@" design.pml >spin.log 2>&1) || {
+  cp "docs/$model" "$dir/$model"
+  (cd "$dir" && spin -a "$@" "$model" >spin.log 2>&1) || {
     cat "$dir/spin.log" >&2
     return 1
   }
-  gcc -w -O2 -DSAFETY -DCOLLAPSE -DMEMLIM=2048 -o "$dir/pan" "$dir/pan.c"
+  "$cc" -w "-O$opt" -DSAFETY -DCOLLAPSE -DMEMLIM=2048 -o "$dir/pan" "$dir/pan.c"
 }
 
 field() { # field FILE REGEX: the first match of REGEX in FILE, or "?"
@@ -56,49 +103,91 @@ field() { # field FILE REGEX: the first match of REGEX in FILE, or "?"
 
 failures=0
 
-echo "=== the model: exhaustive search"
-dir=$work/model
-build "$dir"
-start=$(date +%s%N)
-(cd "$dir" && timeout 300 ./pan -m100000 >pan.out 2>&1) || true
-tenths=$((($(date +%s%N) - start) / 100000000))
-out=$dir/pan.out
-if grep -q "errors: 0" "$out" && grep -q "^Full statespace search" "$out" &&
-  ! grep -qE "max search depth too small|out of memory|Search not completed" "$out"; then
-  echo "errors: 0"
-  echo "states stored:  $(field "$out" '[0-9]+ states, stored' | cut -d' ' -f1)"
-  echo "states matched: $(field "$out" '[0-9]+ states, matched' | cut -d' ' -f1)"
-  echo "transitions:    $(field "$out" '[0-9]+ transitions' | cut -d' ' -f1)"
-  echo "depth reached:  $(field "$out" 'depth reached [0-9]+' | cut -d' ' -f3)"
-  echo "memory (MB):    $(grep -m1 'total actual memory usage' "$out" | awk '{print $1}')"
-  echo "time:           $((tenths / 10)).$((tenths % 10)) s"
-else
-  echo "FAILED: the model does not hold (or the search did not complete):"
-  cat "$out"
-  failures=$((failures + 1))
-fi
+# holds NAME TITLE MODEL OPT [spin -D flags...]: an exhaustive search finds
+# no error.
+holds() {
+  local name=$1 title=$2 model=$3 opt=$4
+  shift 4
+  echo "=== $title: exhaustive search"
+  local dir=$work/$name
+  build "$model" "$dir" "$opt" "$@"
+  local start tenths out=$dir/pan.out
+  start=$(date +%s%N)
+  (cd "$dir" && timeout 300 ./pan -m100000 >pan.out 2>&1) || true
+  tenths=$((($(date +%s%N) - start) / 100000000))
+  if grep -q "errors: 0" "$out" && grep -q "^Full statespace search" "$out" &&
+    ! grep -qE "max search depth too small|out of memory|Search not completed" "$out"; then
+    echo "errors: 0"
+    echo "states stored:  $(field "$out" '[0-9]+ states, stored' | cut -d' ' -f1)"
+    echo "states matched: $(field "$out" '[0-9]+ states, matched' | cut -d' ' -f1)"
+    echo "transitions:    $(field "$out" '[0-9]+ transitions' | cut -d' ' -f1)"
+    echo "depth reached:  $(field "$out" 'depth reached [0-9]+' | cut -d' ' -f3)"
+    echo "memory (MB):    $(grep -m1 'total actual memory usage' "$out" | awk '{print $1}')"
+    echo "time:           $((tenths / 10)).$((tenths % 10)) s"
+  else
+    echo "FAILED: the model does not hold (or the search did not complete):"
+    cat "$out"
+    failures=$((failures + 1))
+  fi
+}
 
-for control in "${controls[@]}"; do
-  echo "=== negative control -D$control: spin must report an error"
-  dir=$work/$control
-  build "$dir" "-D$control"
+# caught NAME MODEL OPT EXPECTED [spin -D flags...]: spin reports the
+# violation of an assertion whose text, as pan prints it, starts with
+# EXPECTED.
+caught() {
+  local name=$1 model=$2 opt=$3 expected=$4
+  shift 4
+  local dir=$work/$name
+  build "$model" "$dir" "$opt" "$@"
   (cd "$dir" && timeout 120 ./pan -m100000 >pan.out 2>&1) || true
-  out=$dir/pan.out
+  local out=$dir/pan.out violation steps
   violation=$(grep -m1 '^pan:1:' "$out" | sed 's/^pan:1: //' || true)
-  if grep -qE "errors: [1-9]" "$out" && [ -f "$dir/design.pml.trail" ] &&
-    [[ "$violation" == "assertion violated ${expect[$control]} "* ]]; then
-    steps=$( (cd "$dir" && spin -t "-D$control" design.pml 2>&1) |
+  if grep -qE "errors: [1-9]" "$out" && [ -f "$dir/$model.trail" ] &&
+    [[ "$violation" == "assertion violated $expected"* ]]; then
+    steps=$( (cd "$dir" && spin -t "$@" "$model" 2>&1) |
       grep -m1 -oE 'trail ends after [0-9]+ steps' | grep -oE '[0-9]+' || echo "?")
     echo "caught: $violation; trail of $steps steps"
   else
-    echo "FAILED: -D$control did not break ${expect[$control]}"
+    echo "FAILED: $name did not break $expected"
     tail -n 30 "$out"
     failures=$((failures + 1))
   fi
+}
+
+holds model "the model" design.pml 2
+for control in "${controls[@]}"; do
+  echo "=== negative control -D$control: spin must report an error"
+  caught "$control" design.pml 2 "${expect[$control]} " "-D$control"
+done
+
+# fork.pml's verifier is a large pan.c (2 MB with its parts): -O0 compiles
+# it in seconds, where -O2 takes ten times as long to save a third of a
+# short search.
+i=0
+for bounds in "${fork_bounds[@]}"; do
+  i=$((i + 1))
+  # shellcheck disable=SC2086 # the bounds are separate flags
+  holds "fork$i" "the fork model, $bounds" fork.pml 0 $bounds
+done
+for control in "${fork_controls[@]}"; do
+  echo "=== fork negative control -D$control: spin must report an error"
+  caught "fork_$control" fork.pml 0 "${fork_expect[$control]} " "-D$control"
+done
+for probe in "${fork_probes[@]}"; do
+  echo "=== fork probe -DPROBE=$probe: spin must reach it"
+  caught "fork_probe$probe" fork.pml 0 " !((($probe==$probe)&&" "-DPROBE=$probe"
+done
+
+holds font "the font model" font.pml 2
+for control in "${font_controls[@]}"; do
+  echo "=== font negative control -D$control: spin must report an error"
+  caught "font_$control" font.pml 2 "${font_expect[$control]} " "-D$control"
 done
 
 if [ "$failures" -ne 0 ]; then
   echo "model_check: $failures surprise(s)"
   exit 1
 fi
-echo "model_check: the model holds; all ${#controls[@]} negative controls caught"
+echo "model_check: the three models hold; all ${#controls[@]} +" \
+  "${#fork_controls[@]} + ${#font_controls[@]} negative controls caught," \
+  "all ${#fork_probes[@]} probes reached"

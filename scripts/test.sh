@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Every test: the Bazel test suite in four builds (plain, AddressSanitizer,
-# ThreadSanitizer, UndefinedBehaviorSanitizer), then the checks that run
-# outside it: the unit tests under valgrind, the protocol's model under spin,
-# a bounded fuzz run, and the ways of embedding ftpool (CMake and
-# pkg-config, another Bazel workspace, a CPython extension). Installs what is
-# missing first; each check installs its own tools. About 12 minutes on 2
-# cores from a fresh clone, plus the first run's apt installs.
+# ThreadSanitizer against a FreeType built with it too, and
+# UndefinedBehaviorSanitizer), then the checks that run outside it: the unit
+# tests under valgrind, the protocol's models under spin, a bounded fuzz run,
+# the ways of embedding ftpool (CMake and pkg-config, Meson, another Bazel
+# workspace, a CPython extension), lib/ within POSIX, the hand-written build
+# lists, the Windows port under wine, and Pillow ported to ftpool under
+# Python 3.11 (scripts/pillow_check.sh --free-threaded adds CPython 3.13t,
+# whose build takes ~25 min: run by hand, results in docs/pillow.md). Installs what is missing first;
+# each check installs its own tools.
 # Usage: scripts/test.sh [extra bazel test flags]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +33,11 @@ bazel_test() { bazel test "$@" //... 2>&1 | tee -a "$log"; }
 for config in plain asan tsan ubsan; do
   flags=()
   [ "$config" = plain ] || flags=(--config="$config")
+  if [ "$config" = tsan ]; then
+    # The tsan build links FreeType built with ThreadSanitizer: built on the
+    # first run (about 2 minutes), reused after.
+    step "freetype tsan" scripts/freetype_tsan.sh
+  fi
   step "bazel $config" bazel_test "${flags[@]}" "$@"
 done
 # One line per test target and build, as Bazel's summary prints them.
@@ -44,6 +52,11 @@ step fuzz scripts/fuzz.sh
 step cmake scripts/cmake_check.sh
 step "bazel consumer" scripts/bazel_consumer_check.sh
 step python scripts/python_check.sh
+step posix scripts/posix_check.sh
+step "build lists" scripts/build_lists_check.sh
+step meson scripts/meson_check.sh
+step windows scripts/windows_check.sh
+step pillow scripts/pillow_check.sh
 
 if [ ${#failures[@]} -eq 0 ]; then
   echo "all tests passed"

@@ -17,4 +17,4 @@ memcheck+=" --show-leak-kinds=definite,indirect --num-callers=30"
 bazel test --run_under="$memcheck" --test_output=errors \
   --test_timeout=900 "$@" \
   //test:api_test //test:protocol_test //test:blob_test \
-  //test:alloc_failure_test
+  //test:alloc_failure_test //test:platform_test

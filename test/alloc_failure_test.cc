@@ -1,6 +1,7 @@
 // Every allocation can fail. A scenario that covers the API (create a pool,
 // open faces by path, from memory and on a blob in four threads, close some
-// from other threads, let threads exit, destroy) runs once per allocation it
+// from other threads, make a shared font and render with it on two threads,
+// release it from one, let threads exit, destroy) runs once per allocation it
 // makes, with that one allocation failing. Each run must report the failure
 // as FTPOOL_ERR_OUT_OF_MEMORY from the call that made it (or absorb it and
 // still succeed), leave the pool working (the same call succeeds when
@@ -88,12 +89,14 @@ public:
         mono_(ReadFile(kMono)) {}
 
   // The digests of a run with no failure, to compare the others with.
-  void set_expected(uint64_t serif, uint64_t mono) {
+  void set_expected(uint64_t serif, uint64_t mono, uint64_t font) {
     expected_serif_ = serif;
     expected_mono_ = mono;
+    expected_font_ = font;
   }
   uint64_t serif_digest() const { return serif_digest_; }
   uint64_t mono_digest() const { return mono_digest_; }
+  uint64_t font_digest() const { return font_digest_; }
 
   Outcome Run() {
     Outcome out;
@@ -129,6 +132,22 @@ public:
         FT_Library library;
         Must([&] { return ftpool_library(pool_, &library); });
       });
+      // A shared font, rendered on two threads and released by one of
+      // them: its instance on w2 waits in w2's mailbox.
+      ftpool_font *font = nullptr;
+      w2.Run([&] {
+        ftpool_font_desc desc;
+        ftpool_font_desc_init(&desc);
+        desc.path = kSans;
+        desc.pixel_height = 24;
+        Must([&] { return ftpool_font_create(pool_, &desc, &font); });
+        Must([&] { return RenderFont(font); });
+      });
+      w3.Run([&] {
+        Must([&] { return RenderFont(font); });
+        ftpool_font_release(font);
+      });
+      w2.Run([&] { Must([&] { return ftpool_collect(pool_); }); });
       // Both owners are alive: these closes wait in their mailboxes.
       w3.Run([&] {
         Must([&] { return ftpool_close(pool_, f[0]); });
@@ -170,10 +189,10 @@ private:
     ftpool_status status = op();
     if (status == FTPOOL_OK)
       return;
+    bool unusable = op() != FTPOOL_OK; // op may take mutex_ itself
     std::lock_guard<std::mutex> lock(mutex_);
     out_->errors.push_back(status);
-    if (op() != FTPOOL_OK)
-      out_->unusable++;
+    out_->unusable += unusable;
   }
 
   // Renders a few glyphs, to show the face works; FTPOOL_ERR_FREETYPE if
@@ -193,11 +212,28 @@ private:
     return FTPOOL_OK;
   }
 
+  // Acquires the font, renders as above, gives it back.
+  ftpool_status RenderFont(ftpool_font *font) {
+    FT_Face face;
+    ftpool_status status = ftpool_font_acquire(font, &face);
+    if (status != FTPOOL_OK)
+      return status;
+    memory_->PauseFailures(true);
+    uint64_t digest = RenderDigestAsIs(face, "Hxg");
+    memory_->PauseFailures(false);
+    status = ftpool_font_give_back(font, face);
+    std::lock_guard<std::mutex> lock(mutex_);
+    font_digest_ = digest;
+    if (digest == 0 || (expected_font_ != 0 && digest != expected_font_))
+      out_->wrong_renders++;
+    return status;
+  }
+
   ftpool_backend backend_;
   CountingMemory *memory_;
   std::vector<unsigned char> serif_, mono_;
-  uint64_t expected_serif_ = 0, expected_mono_ = 0;
-  uint64_t serif_digest_ = 0, mono_digest_ = 0;
+  uint64_t expected_serif_ = 0, expected_mono_ = 0, expected_font_ = 0;
+  uint64_t serif_digest_ = 0, mono_digest_ = 0, font_digest_ = 0;
   ftpool *pool_ = nullptr;
   Outcome *out_ = nullptr;
   std::mutex mutex_;
@@ -213,6 +249,7 @@ TEST_P(AllocFailureTest, EveryAllocationFailureIsReportedAndRecovered) {
   ASSERT_EQ(clean_memory.outstanding_bytes(), 0);
   ASSERT_NE(clean.serif_digest(), 0u);
   ASSERT_NE(clean.mono_digest(), 0u);
+  ASSERT_NE(clean.font_digest(), 0u);
   const long points = clean_memory.allocations();
   ASSERT_GT(points, 100); // libraries, faces, blobs, the cache: many
 
@@ -227,7 +264,8 @@ TEST_P(AllocFailureTest, EveryAllocationFailureIsReportedAndRecovered) {
     CountingMemory memory;
     memory.FailAllocation(n);
     Scenario scenario(GetParam(), &memory);
-    scenario.set_expected(clean.serif_digest(), clean.mono_digest());
+    scenario.set_expected(clean.serif_digest(), clean.mono_digest(),
+                          clean.font_digest());
     Outcome out = scenario.Run();
     SCOPED_TRACE("failing allocation " + std::to_string(n) + " of " +
                  std::to_string(points));

@@ -9,12 +9,14 @@
 #include <mutex>
 #include <pthread.h>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "ftpool.h"
 #include "test/support/child_process.h"
+#include "test/support/fonts.h"
 
 namespace ftpool_test {
 namespace {
@@ -207,6 +209,215 @@ TEST(DeadlockTest, CallBackThroughAnotherPoolsCallbackIsRefused) {
   EXPECT_EQ(chain_back_status, FTPOOL_ERR_REENTRANT);
   ftpool_destroy(chain_inner);
   ftpool_destroy(chain_outer);
+}
+
+// --- user callbacks run with no pool lock held -------------------------------
+
+// A blob's release callback runs when its last reference goes, which can be
+// inside ftpool_close. It may call into the pool (close another face), and
+// it may take the caller's own lock (a GIL) even while another thread holds
+// that lock and waits for the pool.
+std::vector<unsigned char> &SansBytes() {
+  static std::vector<unsigned char> bytes = ReadFile(kSans);
+  return bytes;
+}
+
+ftpool *NewBackendPool(ftpool_backend backend) {
+  ftpool_config config;
+  ftpool_config_init(&config);
+  config.backend = backend;
+  ftpool *pool = nullptr;
+  return ftpool_create(&config, &pool) == FTPOOL_OK ? pool : nullptr;
+}
+
+ftpool *release_pool;
+FT_Face release_closes;
+
+void ReleaseClosingAFace(void *) {
+  if (ftpool_close(release_pool, release_closes) != FTPOOL_OK)
+    std::abort();
+}
+
+int ReleaseClosesAFaceChild(ftpool_backend backend) {
+  if (!(release_pool = NewBackendPool(backend)))
+    return 2;
+  const std::vector<unsigned char> &bytes = SansBytes();
+  ftpool_blob *blob;
+  FT_Face face;
+  if (ftpool_blob_from_memory(release_pool, bytes.data(), bytes.size(),
+                              ReleaseClosingAFace, nullptr,
+                              &blob) != FTPOOL_OK ||
+      ftpool_open_blob(release_pool, blob, 0, &face) != FTPOOL_OK ||
+      ftpool_open_memory(release_pool, bytes.data(), bytes.size(), 0,
+                         &release_closes) != FTPOOL_OK)
+    return 2;
+  ftpool_blob_release(blob);
+  // The face's reference is the last: its close runs the callback.
+  if (ftpool_close(release_pool, face) != FTPOOL_OK)
+    return 1;
+  ftpool_stats s;
+  ftpool_get_stats(release_pool, &s);
+  ftpool_destroy(release_pool);
+  return s.faces_open == 0 ? 0 : 1;
+}
+
+std::atomic<bool> in_release{false};
+std::atomic<bool> opener_holds_gil{false};
+
+void ReleaseTakingTheGil(void *) {
+  in_release = true;
+  while (!opener_holds_gil)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  // Let the opener reach the pool, so the bad interleaving is certain.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  GilHold hold;
+}
+
+// One thread closes the last face of a blob whose release takes the GIL;
+// another holds the GIL and opens a face. With the release run under the
+// pool's lock, each waits for the other's lock.
+int ReleaseTakesTheGilChild(ftpool_backend backend) {
+  ftpool *pool = NewBackendPool(backend);
+  if (!pool)
+    return 2;
+  const std::vector<unsigned char> &bytes = SansBytes();
+  ftpool_blob *blob;
+  if (ftpool_blob_from_memory(pool, bytes.data(), bytes.size(),
+                              ReleaseTakingTheGil, nullptr, &blob) != FTPOOL_OK)
+    return 2;
+  // The closer opens the face itself, so that it closes it in place (with
+  // the per-thread backend, a close from another thread would be posted).
+  std::thread closer([&] {
+    FT_Face face;
+    if (ftpool_open_blob(pool, blob, 0, &face) != FTPOOL_OK)
+      std::abort();
+    ftpool_blob_release(blob);
+    ftpool_close(pool, face);
+  });
+  std::thread opener([&] {
+    GilHold hold;
+    while (!in_release)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    opener_holds_gil = true;
+    FT_Face other;
+    if (ftpool_open_memory(pool, bytes.data(), bytes.size(), 0, &other) !=
+        FTPOOL_OK)
+      std::abort();
+    ftpool_close(pool, other);
+  });
+  closer.join();
+  opener.join();
+  ftpool_destroy(pool);
+  return 0;
+}
+
+// A thread cancelled while a release callback runs in its drain: the
+// cancellation waits until the pool call returns, and the thread then exits
+// holding nothing, with every close carried out, including one posted while
+// the callback ran. Cancelled inside the drain, it spun for ever in its exit.
+std::atomic<bool> in_cancellable{false}, cancel_sent{false};
+
+void ReleaseAtACancellationPoint(void *) {
+  in_cancellable = true;
+  while (!cancel_sent)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  usleep(1000); // a cancellation point
+}
+
+int CancelInReleaseChild() {
+  ftpool *pool = NewBackendPool(FTPOOL_BACKEND_PER_THREAD);
+  if (!pool)
+    return 2;
+  const std::vector<unsigned char> &bytes = SansBytes();
+  ftpool_blob *blob;
+  if (ftpool_blob_from_memory(pool, bytes.data(), bytes.size(),
+                              ReleaseAtACancellationPoint, nullptr,
+                              &blob) != FTPOOL_OK)
+    return 2;
+  struct Shared {
+    ftpool *pool;
+    ftpool_blob *blob;
+    FT_Face first = nullptr, second = nullptr;
+    std::atomic<bool> opened{false}, posted{false};
+  } shared{pool, blob};
+  pthread_t thread;
+  pthread_create(
+      &thread, nullptr,
+      [](void *arg) -> void * {
+        Shared *s = static_cast<Shared *>(arg);
+        const std::vector<unsigned char> &sans = SansBytes();
+        if (ftpool_open_blob(s->pool, s->blob, 0, &s->first) != FTPOOL_OK ||
+            ftpool_open_memory(s->pool, sans.data(), sans.size(), 0,
+                               &s->second) != FTPOOL_OK)
+          std::abort();
+        ftpool_blob_release(s->blob); // the face's reference is the last
+        s->opened = true;
+        while (!s->posted)
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        ftpool_collect(s->pool); // drains: the callback runs here
+        pthread_testcancel();
+        return nullptr;
+      },
+      &shared);
+  while (!shared.opened)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ftpool_close(pool, shared.first); // posted to the thread
+  shared.posted = true;
+  while (!in_cancellable)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  pthread_cancel(thread);
+  ftpool_close(pool, shared.second); // posted while the callback runs
+  cancel_sent = true;
+  void *result;
+  pthread_join(thread, &result);
+  ftpool_stats s;
+  ftpool_get_stats(pool, &s);
+  ftpool_destroy(pool);
+  std::printf("cancelled: %d, faces open: %zu, contexts owned: %zu\n",
+              result == PTHREAD_CANCELED, s.faces_open, s.contexts_owned);
+  return result == PTHREAD_CANCELED && s.faces_open == 0 &&
+                 s.contexts_owned == 0
+             ? 0
+             : 1;
+}
+
+const bool callback_modes_registered[] = {
+    RegisterChildMode(
+        "release-closes-face-per-thread",
+        [] { return ReleaseClosesAFaceChild(FTPOOL_BACKEND_PER_THREAD); }),
+    RegisterChildMode(
+        "release-closes-face-shared-mutex",
+        [] { return ReleaseClosesAFaceChild(FTPOOL_BACKEND_SHARED_MUTEX); }),
+    RegisterChildMode(
+        "release-takes-gil-per-thread",
+        [] { return ReleaseTakesTheGilChild(FTPOOL_BACKEND_PER_THREAD); }),
+    RegisterChildMode(
+        "release-takes-gil-shared-mutex",
+        [] { return ReleaseTakesTheGilChild(FTPOOL_BACKEND_SHARED_MUTEX); }),
+    RegisterChildMode("cancel-in-release", &CancelInReleaseChild),
+};
+
+TEST(DeadlockTest, ThreadCancelledInAReleaseCallbackLeavesNothingHeld) {
+  ChildResult child = RunSelf("cancel-in-release", kWatchdogSeconds);
+  EXPECT_TRUE(child.exited && child.exit_code == 0) << child.Describe();
+}
+
+TEST(DeadlockTest, ReleaseCallbackMayCloseAFaceOfThePool) {
+  for (const char *mode :
+       {"release-closes-face-per-thread", "release-closes-face-shared-mutex"}) {
+    ChildResult child = RunSelf(mode, kWatchdogSeconds);
+    EXPECT_TRUE(child.exited && child.exit_code == 0)
+        << mode << ": " << child.Describe();
+  }
+}
+
+TEST(DeadlockTest, ReleaseCallbackMayTakeTheGilWhileAnotherThreadOpens) {
+  for (const char *mode :
+       {"release-takes-gil-per-thread", "release-takes-gil-shared-mutex"}) {
+    ChildResult child = RunSelf(mode, kWatchdogSeconds);
+    EXPECT_TRUE(child.exited && child.exit_code == 0)
+        << mode << ": " << child.Describe();
+  }
 }
 
 } // namespace

@@ -209,6 +209,144 @@ TEST(ForkTest, ChildAbandonsTheContextsOfThreadsThatDidNotSurvive) {
   EXPECT_EQ(memory.outstanding_bytes(), 0);
 }
 
+// Shared fonts across a fork: a context whose thread had a font acquired at
+// the fork is quarantined (that face was in the middle of its use); one whose
+// thread held only idle instances is taken over; the child renders with the
+// same font on its own threads and can release it.
+TEST(ForkTest, ChildKeepsUsingSharedFonts) {
+  const uint64_t expected = SansDigest();
+  CountingMemory memory;
+  ftpool *pool = NewPool(FTPOOL_BACKEND_PER_THREAD, &memory);
+  ASSERT_NE(pool, nullptr);
+  ftpool_font_desc desc;
+  ftpool_font_desc_init(&desc);
+  desc.path = kSans;
+  desc.pixel_height = 24;
+  ftpool_font *font;
+  ASSERT_EQ(ftpool_font_create(pool, &desc, &font), FTPOOL_OK);
+  std::atomic<int> ready{0};
+  std::atomic<bool> release{false};
+  std::vector<std::thread> threads;
+  for (bool hold : {true, false})
+    threads.emplace_back([&, hold] {
+      FT_Face face;
+      EXPECT_EQ(ftpool_font_acquire(font, &face), FTPOOL_OK);
+      if (!hold)
+        EXPECT_EQ(ftpool_font_give_back(font, face), FTPOOL_OK);
+      ready++;
+      while (!release)
+        std::this_thread::yield();
+      if (hold)
+        EXPECT_EQ(ftpool_font_give_back(font, face), FTPOOL_OK);
+    });
+  while (ready < 2)
+    std::this_thread::yield();
+  ChildResult child = RunForked(
+      [&]() -> int {
+        bool ok = true;
+        OnAnotherThread([&] {
+          FT_Face face;
+          ok = ftpool_font_acquire(font, &face) == FTPOOL_OK &&
+               RenderDigest(face, "Hxg") == expected &&
+               ftpool_font_give_back(font, face) == FTPOOL_OK;
+        });
+        CHILD_CHECK(ok);
+        ftpool_stats s;
+        CHILD_CHECK(ftpool_get_stats(pool, &s) == FTPOOL_OK);
+        CHILD_CHECK(s.contexts_quarantined == 1);
+        CHILD_CHECK(s.contexts_abandoned_at_fork >= 1);
+        ftpool_font_release(font);
+        CHILD_CHECK(ftpool_get_stats(pool, &s) == FTPOOL_OK);
+        // Only the quarantined context's instance is left, for good.
+        CHILD_CHECK(s.font_instances == 1);
+        return 0;
+      },
+      kChildSeconds);
+  // Without the handler nothing is quarantined: the child must fail.
+  EXPECT_EQ(child.exited && child.exit_code == 0, kHandlers)
+      << child.Describe();
+  release = true;
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_EQ(Stats(pool).contexts_quarantined, 0u);
+  // Main's own instance goes at once, the exited threads' by adoption.
+  ftpool_font_release(font);
+  EXPECT_EQ(Stats(pool).font_instances, 0u);
+  ftpool_destroy(pool);
+  EXPECT_EQ(memory.outstanding_bytes(), 0);
+}
+
+// A destructor the fork catches mid-way: its thread's instance is evicted
+// and its counts settled before the destructor runs, so the child takes the
+// context over whole and keeps using fonts on it, within the budget.
+std::atomic<bool> in_destructor{false}, leave_destructor{false};
+void SlowDestructor(void *) {
+  in_destructor = true;
+  while (!leave_destructor)
+    std::this_thread::yield();
+}
+
+TEST(ForkTest, ChildTakesOverAContextInsideADestructor) {
+  CountingMemory memory;
+  ftpool_config config;
+  ftpool_config_init(&config);
+  config.memory = memory.get();
+  config.font_idle_instances = 1;
+  ftpool *pool = nullptr;
+  ASSERT_EQ(ftpool_create(&config, &pool), FTPOOL_OK);
+  ftpool_font_desc desc;
+  ftpool_font_desc_init(&desc);
+  desc.path = kSans;
+  std::vector<ftpool_font *> fonts;
+  for (FT_UInt px : {10, 11, 12, 13}) {
+    desc.pixel_height = px;
+    ftpool_font *font;
+    ASSERT_EQ(ftpool_font_create(pool, &desc, &font), FTPOOL_OK);
+    fonts.push_back(font);
+  }
+  std::thread evictor([&] {
+    FT_Face face;
+    ASSERT_EQ(ftpool_font_acquire(fonts[0], &face), FTPOOL_OK);
+    ASSERT_EQ(
+        ftpool_font_set_instance_data(fonts[0], face, nullptr, SlowDestructor),
+        FTPOOL_OK);
+    ASSERT_EQ(ftpool_font_give_back(fonts[0], face), FTPOOL_OK);
+    ASSERT_EQ(ftpool_font_acquire(fonts[1], &face), FTPOOL_OK);
+    ASSERT_EQ(ftpool_font_give_back(fonts[1], face), FTPOOL_OK); // evicts 0
+  });
+  while (!in_destructor)
+    std::this_thread::yield();
+  ChildResult child = RunForked(
+      [&]() -> int {
+        bool ok = true;
+        OnAnotherThread([&] { // takes the evictor's context over
+          for (int round = 0; round < 3 && ok; round++)
+            for (ftpool_font *font : fonts) {
+              FT_Face face;
+              ok = ok && ftpool_font_acquire(font, &face) == FTPOOL_OK &&
+                   ftpool_font_give_back(font, face) == FTPOOL_OK;
+            }
+        });
+        CHILD_CHECK(ok);
+        ftpool_stats s;
+        CHILD_CHECK(ftpool_get_stats(pool, &s) == FTPOOL_OK);
+        CHILD_CHECK(s.contexts_abandoned_at_fork == 1);
+        CHILD_CHECK(s.font_instances <= 2); // one idle per context
+        return 0;
+      },
+      kChildSeconds);
+  // Without the handler nothing is taken over: the child must fail.
+  EXPECT_EQ(child.exited && child.exit_code == 0, kHandlers)
+      << child.Describe();
+  leave_destructor = true;
+  evictor.join();
+  for (ftpool_font *font : fonts)
+    ftpool_font_release(font);
+  EXPECT_EQ(Stats(pool).font_instances, 0u);
+  ftpool_destroy(pool);
+  EXPECT_EQ(memory.outstanding_bytes(), 0);
+}
+
 class ForkWhileBusyTest : public ::testing::TestWithParam<ftpool_backend> {};
 
 // Forks again and again while other threads open, render and close: some

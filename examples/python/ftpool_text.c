@@ -1,11 +1,18 @@
 /*
  * ftpool_text: a CPython extension that renders a line of text through an
- * ftpool pool, from any number of Python threads at once.
+ * ftpool pool, or through a shared font of the pool (Font), from any number
+ * of Python threads at once.
  *
  * GIL rules, kept exact:
  *   - every ftpool and FreeType call runs with the GIL released
  *     (Py_BEGIN_ALLOW_THREADS), on inputs copied out of Python objects
- *     beforehand, so rendering never stops other Python threads;
+ *     beforehand, so rendering never stops other Python threads. The one
+ *     input not copied beforehand is a Font's font bytes: ftpool_blob_copy
+ *     is itself the copy, made without the GIL from a buffer the call holds
+ *     through the buffer protocol, which keeps the object from freeing or
+ *     resizing that memory (a bytearray that another thread changes
+ *     meanwhile gives a mixed copy, as with any call that releases the GIL
+ *     over a buffer);
  *   - the configure callback is called by ftpool from inside those calls, on
  *     the calling thread, with the GIL released; it takes the GIL back with
  *     PyGILState_Ensure to call the Python callable. ftpool holds no lock
@@ -15,9 +22,13 @@
  *
  * Without the GIL (a Py_GIL_DISABLED build), the module's own state is safe
  * because a Pool's fields are written once in tp_new and only read after,
- * except `state`, which is atomic (see pool_enter), and because the
- * configure callable is kept alive by the Pool's own reference for as long
- * as any call can reach the callback.
+ * except `state`, which is atomic (see pool_enter); because the configure
+ * callable is kept alive by the Pool's own reference for as long as any call
+ * can reach the callback; and because a Font's fields, too, are written once
+ * in tp_new and only read after, and every call on its ftpool_font (its
+ * release in the destructor included) is counted in its Pool's `state`, so
+ * that closing the Pool, which frees the font, never overlaps one and makes
+ * every later one a no-op or an error.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -131,6 +142,8 @@ static PyObject *raise_status(ftpool_status status, FT_Error ft_error,
   case FTPOOL_ERR_UNKNOWN_FORMAT:
   case FTPOOL_ERR_BROKEN_FONT:
   case FTPOOL_ERR_FACE_INDEX:
+  case FTPOOL_ERR_NOT_VARIABLE:
+  case FTPOOL_ERR_INVALID_SIZE:
     type = PyExc_ValueError;
     break;
   default:
@@ -140,18 +153,24 @@ static PyObject *raise_status(ftpool_status status, FT_Error ft_error,
                       path ? ": " : "", ftpool_strerror(status), (int)ft_error);
 }
 
-/* Counts a call in flight, unless the pool is closed: close() refuses while
- * any is, so ftpool_destroy never overlaps a call on the pool. One atomic
- * word, so this holds without the GIL too. */
-static int pool_enter(PoolObject *self) {
+/* Counts a call in flight and returns 1, unless the pool is closed (0):
+ * close() refuses while any is, so ftpool_destroy never overlaps a call on
+ * the pool. One atomic word, so this holds without the GIL too. */
+static int pool_try_enter(PoolObject *self) {
   long state = atomic_load(&self->state);
   do {
-    if (state == POOL_CLOSED) {
-      PyErr_SetString(PyExc_ValueError, "the pool is closed");
-      return -1;
-    }
+    if (state == POOL_CLOSED)
+      return 0;
   } while (!atomic_compare_exchange_weak(&self->state, &state, state + 1));
-  return 0;
+  return 1;
+}
+
+/* As pool_try_enter; 0, or -1 with ValueError when the pool is closed. */
+static int pool_enter(PoolObject *self) {
+  if (pool_try_enter(self))
+    return 0;
+  PyErr_SetString(PyExc_ValueError, "the pool is closed");
+  return -1;
 }
 
 static void pool_leave(PoolObject *self) { atomic_fetch_sub(&self->state, 1); }
@@ -267,19 +286,16 @@ static void draw(struct canvas *canvas, const FT_Bitmap *bitmap, int x, int y) {
   }
 }
 
-/* Lays out and renders the text on a face, with plain pen advances; runs
- * without the GIL. Returns a FreeType error. */
+/* Lays out and renders the text on a face at its current size, with plain
+ * pen advances; runs without the GIL. Returns a FreeType error. */
 static FT_Error render_line(FT_Face face, const Py_UCS4 *text, Py_ssize_t n,
-                            int size, struct canvas *canvas) {
-  FT_Error error = FT_Set_Pixel_Sizes(face, 0, (FT_UInt)size);
-  if (error)
-    return error;
+                            struct canvas *canvas) {
   /* First the advances, which need no rendering, to size the canvas. */
   int64_t width = 0;
   for (Py_ssize_t i = 0; i < n; i++) {
     FT_Fixed advance;
-    error = FT_Get_Advance(face, FT_Get_Char_Index(face, text[i]),
-                           FT_LOAD_DEFAULT, &advance);
+    FT_Error error = FT_Get_Advance(face, FT_Get_Char_Index(face, text[i]),
+                                    FT_LOAD_DEFAULT, &advance);
     if (error)
       return error;
     width += (advance + 0xffff) >> 16;
@@ -297,7 +313,7 @@ static FT_Error render_line(FT_Face face, const Py_UCS4 *text, Py_ssize_t n,
     return FT_Err_Out_Of_Memory;
   int pen = 0;
   for (Py_ssize_t i = 0; i < n; i++) {
-    error = FT_Load_Char(face, text[i], FT_LOAD_RENDER);
+    FT_Error error = FT_Load_Char(face, text[i], FT_LOAD_RENDER);
     if (error)
       return error;
     FT_GlyphSlot g = face->glyph;
@@ -318,9 +334,28 @@ static ftpool_status open_and_render(ftpool *pool, const char *path,
     *ft_error = ftpool_last_ft_error();
     return status;
   }
-  *ft_error = render_line(face, text, n, size, canvas);
+  *ft_error = FT_Set_Pixel_Sizes(face, 0, (FT_UInt)size);
+  if (!*ft_error)
+    *ft_error = render_line(face, text, n, canvas);
   ftpool_close(pool, face);
   return *ft_error ? FTPOOL_ERR_FREETYPE : FTPOOL_OK;
+}
+
+/* The result of a render, with the GIL: (width, height, bytes), or the
+ * exception for its status. Frees the canvas. */
+static PyObject *render_result(ftpool_status status, FT_Error ft_error,
+                               const char *path, struct canvas *canvas) {
+  PyObject *result = NULL;
+  if (status != FTPOOL_OK) {
+    raise_status(status, ft_error, path);
+  } else {
+    result = Py_BuildValue("(iiy#)", canvas->width, canvas->height,
+                           (const char *)canvas->pixels,
+                           (Py_ssize_t)canvas->width * canvas->height);
+  }
+  free(canvas->pixels);
+  canvas->pixels = NULL;
+  return result;
 }
 
 static PyObject *Pool_render(PoolObject *self, PyObject *args) {
@@ -357,15 +392,8 @@ static PyObject *Pool_render(PoolObject *self, PyObject *args) {
   }
   pool_leave(self);
   PyMem_Free(codepoints);
-  PyObject *result = NULL;
-  if (status != FTPOOL_OK) {
-    raise_status(status, ft_error, PyBytes_AS_STRING(path));
-  } else {
-    result = Py_BuildValue("(iiy#)", canvas.width, canvas.height,
-                           (const char *)canvas.pixels,
-                           (Py_ssize_t)canvas.width * canvas.height);
-  }
-  free(canvas.pixels);
+  PyObject *result =
+      render_result(status, ft_error, PyBytes_AS_STRING(path), &canvas);
   Py_DECREF(path);
   return result;
 }
@@ -409,6 +437,14 @@ static PyObject *Pool_stats(PoolObject *self, PyObject *unused) {
   COUNT(blob_evictions)
   COUNT(blob_bytes_cached)
   COUNT(blob_bytes_live)
+  COUNT(blob_headers)
+  COUNT(fonts)
+  COUNT(font_instances)
+  COUNT(font_instances_created)
+  COUNT(font_instances_reused)
+  COUNT(font_instances_evicted)
+  COUNT(font_instance_bytes)
+  COUNT(font_faces)
 #undef COUNT
   return d;
 fail:
@@ -465,17 +501,254 @@ static PyTypeObject PoolType = {
     .tp_methods = Pool_methods,
 };
 
+/* A shared font of a pool: any number of threads render with it at once,
+ * each on the face ftpool keeps for it (its instance). */
+typedef struct {
+  PyObject ob_base; /* PyObject_HEAD, spelled out for clang-format */
+  /* Owned: the pool outlives the font's C object, and its `state` says
+   * whether that object still exists (closing the pool frees it). */
+  PoolObject *pool;
+  ftpool_font *font;
+  int size;
+} FontObject;
+
+/* Copies a sequence of numbers to 16.16 design coordinates; with the GIL.
+ * Returns a PyMem block (NULL for None or an empty sequence), or NULL with
+ * an exception. */
+static FT_Fixed *coords_from_sequence(PyObject *sequence, FT_UInt *count) {
+  *count = 0;
+  if (sequence == Py_None)
+    return NULL;
+  PyObject *items = PySequence_Fast(sequence, "coords must be a sequence");
+  if (!items)
+    return NULL;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(items);
+  FT_Fixed *coords = n ? PyMem_New(FT_Fixed, n) : NULL;
+  if (n && !coords) {
+    Py_DECREF(items);
+    return (FT_Fixed *)PyErr_NoMemory();
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    double value = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(items, i));
+    if (value == -1.0 && PyErr_Occurred())
+      break;
+    if (!(value > -32768.0 && value < 32768.0)) { /* 16.16, NaN refused */
+      PyErr_SetString(PyExc_ValueError,
+                      "coords must lie between -32768 and 32768");
+      break;
+    }
+    /* Rounded to nearest, without libm's lround. */
+    coords[i] = (FT_Fixed)(value * 65536.0 + (value < 0 ? -0.5 : 0.5));
+  }
+  Py_DECREF(items);
+  if (PyErr_Occurred()) {
+    PyMem_Free(coords);
+    return NULL;
+  }
+  *count = (FT_UInt)n;
+  return coords;
+}
+
+/* Makes the font from a path, or from bytes copied into a blob; without
+ * the GIL. */
+static ftpool_status make_font(ftpool *pool, const char *path,
+                               const Py_buffer *bytes, FT_Long index,
+                               const FT_Fixed *coords, FT_UInt num_coords,
+                               int size, ftpool_font **font,
+                               FT_Error *ft_error) {
+  ftpool_blob *blob = NULL;
+  ftpool_status status = FTPOOL_OK;
+  if (!path)
+    status = ftpool_blob_copy(pool, bytes->buf, (size_t)bytes->len, &blob);
+  if (status == FTPOOL_OK) {
+    ftpool_font_desc desc;
+    ftpool_font_desc_init(&desc);
+    desc.path = path;
+    desc.blob = blob;
+    desc.face_index = index;
+    desc.coords = coords;
+    desc.num_coords = num_coords;
+    desc.pixel_height = (FT_UInt)size;
+    status = ftpool_font_create(pool, &desc, font);
+  }
+  if (status != FTPOOL_OK)
+    *ft_error = ftpool_last_ft_error();
+  ftpool_blob_release(blob); /* the font took its own reference */
+  return status;
+}
+
+static PyObject *Font_new(PyTypeObject *type, PyObject *args,
+                          PyObject *kwargs) {
+  static char *keywords[] = {"pool", "source", "size", "index", "coords", NULL};
+  PyObject *pool, *source, *coords_arg = Py_None;
+  int size;
+  long index = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!Oi|$lO:Font", keywords,
+                                   &PoolType, &pool, &source, &size, &index,
+                                   &coords_arg))
+    return NULL;
+  if (size < 1 || size > 4096)
+    return PyErr_Format(PyExc_ValueError, "size must be 1 to 4096 pixels");
+  /* The inputs: a path, encoded into the bytes object `path`, or font
+   * bytes, held through the buffer protocol (copied once, by
+   * ftpool_blob_copy); the coordinates, converted. */
+  PyObject *path = NULL;
+  Py_buffer bytes = {0};
+  int is_bytes = PyObject_CheckBuffer(source);
+  if (is_bytes ? PyObject_GetBuffer(source, &bytes, PyBUF_SIMPLE) != 0
+               : !PyUnicode_FSConverter(source, &path))
+    return NULL;
+  FT_UInt num_coords;
+  FT_Fixed *coords = coords_from_sequence(coords_arg, &num_coords);
+  FontObject *self = NULL;
+  if (coords || !PyErr_Occurred())
+    self = (FontObject *)type->tp_alloc(type, 0);
+  if (self) {
+    self->pool = (PoolObject *)Py_NewRef(pool);
+    self->size = size;
+    if (pool_enter(self->pool) != 0) {
+      Py_CLEAR(self);
+    } else {
+      const char *c_path = path ? PyBytes_AS_STRING(path) : NULL;
+      FT_Error ft_error = 0;
+      ftpool_status status;
+      Py_BEGIN_ALLOW_THREADS;
+      status = make_font(self->pool->pool, c_path, &bytes, (FT_Long)index,
+                         coords, num_coords, size, &self->font, &ft_error);
+      Py_END_ALLOW_THREADS;
+      pool_leave(self->pool);
+      if (status != FTPOOL_OK) {
+        raise_status(status, ft_error, c_path);
+        Py_CLEAR(self);
+      }
+    }
+  }
+  PyMem_Free(coords);
+  if (is_bytes)
+    PyBuffer_Release(&bytes);
+  Py_XDECREF(path);
+  return (PyObject *)self;
+}
+
+static int Font_traverse(FontObject *self, visitproc visit, void *arg) {
+  Py_VISIT(self->pool);
+  return 0;
+}
+
+/* No tp_clear: the pool must stay until the destructor, which asks it
+ * whether the font still exists. A cycle through a font is broken at its
+ * pool's configure callable. */
+static void Font_dealloc(FontObject *self) {
+  PyObject_GC_UnTrack(self);
+  /* When the pool was closed first, its destroy freed the font. */
+  if (self->font && pool_try_enter(self->pool)) {
+    Py_BEGIN_ALLOW_THREADS;
+    ftpool_font_release(self->font);
+    Py_END_ALLOW_THREADS;
+    pool_leave(self->pool);
+  }
+  Py_XDECREF(self->pool);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Acquires the calling thread's face, renders, gives it back; without the
+ * GIL, and on one thread, as ftpool requires. */
+static ftpool_status acquire_and_render(ftpool_font *font, const Py_UCS4 *text,
+                                        Py_ssize_t n, struct canvas *canvas,
+                                        FT_Error *ft_error) {
+  FT_Face face;
+  ftpool_status status = ftpool_font_acquire(font, &face);
+  if (status != FTPOOL_OK) {
+    *ft_error = ftpool_last_ft_error();
+    return status;
+  }
+  *ft_error = render_line(face, text, n, canvas);
+  ftpool_font_give_back(font, face);
+  return *ft_error ? FTPOOL_ERR_FREETYPE : FTPOOL_OK;
+}
+
+static PyObject *Font_render(FontObject *self, PyObject *args) {
+  PyObject *text;
+  if (!PyArg_ParseTuple(args, "U:render", &text))
+    return NULL;
+  /* The input, copied out while the GIL is held: the text as UCS-4. */
+  Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+  Py_UCS4 *codepoints = PyUnicode_AsUCS4Copy(text);
+  if (!codepoints || pool_enter(self->pool) != 0) {
+    PyMem_Free(codepoints);
+    return NULL;
+  }
+  struct canvas canvas = {0, 0, NULL};
+  FT_Error ft_error = 0;
+  ftpool_status status;
+  if (self->pool->hold_gil) {
+    status = acquire_and_render(self->font, codepoints, n, &canvas, &ft_error);
+  } else {
+    Py_BEGIN_ALLOW_THREADS;
+    status = acquire_and_render(self->font, codepoints, n, &canvas, &ft_error);
+    Py_END_ALLOW_THREADS;
+  }
+  pool_leave(self->pool);
+  PyMem_Free(codepoints);
+  return render_result(status, ft_error, NULL, &canvas);
+}
+
+static PyObject *Font_get_pool(FontObject *self, void *closure) {
+  (void)closure;
+  return Py_NewRef(self->pool);
+}
+
+static PyObject *Font_get_size(FontObject *self, void *closure) {
+  (void)closure;
+  return PyLong_FromLong(self->size);
+}
+
+static PyMethodDef Font_methods[] = {
+    {"render", (PyCFunction)Font_render, METH_VARARGS,
+     "render(text) -> (width, height, bytes)\n\n"
+     "Renders one line of text at the font's size on the calling thread's\n"
+     "face of the font, as Pool.render does."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Font_getset[] = {
+    {"pool", (getter)Font_get_pool, NULL, "The Pool the font belongs to.",
+     NULL},
+    {"size", (getter)Font_get_size, NULL, "The size in pixels.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject FontType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ftpool_text.Font",
+    .tp_basicsize = sizeof(FontObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "Font(pool, source, size, *, index=0, coords=None)\n\n"
+              "A font shared by any number of threads, each rendering on a\n"
+              "face of its own. source is a path (str or os.PathLike) or the\n"
+              "font's bytes (any bytes-like object, copied once); size is in\n"
+              "pixels; index is FreeType's face index; coords are variation\n"
+              "design coordinates (numbers, one per axis). Closing the pool\n"
+              "frees the font: its render then raises ValueError.",
+    .tp_new = Font_new,
+    .tp_dealloc = (destructor)Font_dealloc,
+    .tp_traverse = (traverseproc)Font_traverse,
+    .tp_methods = Font_methods,
+    .tp_getset = Font_getset,
+};
+
 static int module_exec(PyObject *module) {
-  if (PyType_Ready(&PoolType) < 0)
+  if (PyType_Ready(&PoolType) < 0 || PyType_Ready(&FontType) < 0)
     return -1;
-  return PyModule_AddObjectRef(module, "Pool", (PyObject *)&PoolType);
+  if (PyModule_AddObjectRef(module, "Pool", (PyObject *)&PoolType) < 0)
+    return -1;
+  return PyModule_AddObjectRef(module, "Font", (PyObject *)&FontType);
 }
 
 static PyModuleDef_Slot module_slots[] = {
     {Py_mod_exec, module_exec},
 #ifdef Py_mod_multiple_interpreters
     /* PyGILState_Ensure, in the configure trampoline, knows only the main
-     * interpreter; and PoolType is a static type. */
+     * interpreter; and PoolType and FontType are static types. */
     {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
 #endif
 #ifdef Py_GIL_DISABLED

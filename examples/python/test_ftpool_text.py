@@ -1,6 +1,6 @@
 """Tests of the ftpool_text extension: many Python threads at once, the
-configure callback calling back into Python, and the GIL released around
-FreeType work. Run from this directory with the built module on the path,
+configure callback calling back into Python, the GIL released around
+FreeType work, and shared fonts (Font). Run from this directory with the built module on the path,
 as scripts/python_check.sh does:
 
     PYTHONPATH=../../build/python/lib /usr/bin/python3 -m unittest -v \
@@ -8,6 +8,7 @@ as scripts/python_check.sh does:
 """
 import gc
 import os
+import pathlib
 import subprocess
 import sys
 import textwrap
@@ -271,10 +272,10 @@ class GilTest(unittest.TestCase):
         with self.assertRaises(subprocess.TimeoutExpired):
             run_blocked_callback(3, "serialised")
 
-    def ticks_during_a_long_render(self, pool):
-        """Renders a line long enough to take 0.15 s or more while a pure
-        Python thread counts; returns how many of its ticks fell inside the
-        middle half of the render."""
+    def ticks_during_a_long_render(self, render):
+        """Calls render(text) on a line long enough to take 0.15 s or more
+        while a pure Python thread counts; returns how many of its ticks
+        fell inside the middle half of the render."""
         text = "Sphinx of quartz, judge my vow. " * 100
         while True:
             ticks = []
@@ -289,7 +290,7 @@ class GilTest(unittest.TestCase):
             while not ticks:  # the counter runs before the render starts
                 time.sleep(0.001)
             start = time.monotonic()
-            pool.render(FONTS[1], text, 24)
+            render(text)
             end = time.monotonic()
             stop.set()
             counter.join()
@@ -298,14 +299,26 @@ class GilTest(unittest.TestCase):
                 return sum(start + quarter < t < end - quarter for t in ticks)
             text *= 2
 
+    def renders(self, pool):
+        """Pool.render and Font.render of FONTS[1] at 24 px, by name."""
+        font = ftpool_text.Font(pool, FONTS[1], 24)
+        return {"Pool": lambda text: pool.render(FONTS[1], text, 24),
+                "Font": font.render}
+
     def test_render_releases_the_gil(self):
         with ftpool_text.Pool() as pool:
-            self.assertGreater(self.ticks_during_a_long_render(pool), 0)
+            for name, render in self.renders(pool).items():
+                with self.subTest(render=name):
+                    self.assertGreater(
+                        self.ticks_during_a_long_render(render), 0)
 
     @unittest.skipUnless(gil_enabled(), "no GIL to hold")
     def test_negative_control_render_holding_the_gil_stops_python(self):
         with ftpool_text.Pool(hold_gil=True) as pool:
-            self.assertEqual(self.ticks_during_a_long_render(pool), 0)
+            for name, render in self.renders(pool).items():
+                with self.subTest(render=name):
+                    self.assertEqual(
+                        self.ticks_during_a_long_render(render), 0)
 
 
 class LifetimeAndErrorsTest(unittest.TestCase):
@@ -364,6 +377,197 @@ class LifetimeAndErrorsTest(unittest.TestCase):
             ftpool_text.Pool(backend="none")
         with self.assertRaises(TypeError):
             ftpool_text.Pool(configure=42)
+
+
+VARIABLE = "/usr/share/fonts/truetype/inter-vf/Inter-roman.var.ttf"
+TEXTS = ("Sphinx of quartz, judge my vow.", "ÅÉÎõü ΩΣ ЖЯ 0123")
+
+
+class FontTest(unittest.TestCase):
+    def test_eight_threads_on_one_font_match_one_thread(self):
+        for backend in BACKENDS:
+            with self.subTest(backend=backend), \
+                    ftpool_text.Pool(backend=backend) as pool:
+                font = ftpool_text.Font(pool, FONTS[0], 24)
+                expected = {text: font.render(text) for text in TEXTS}
+                # The same image as Pool.render draws.
+                for text in TEXTS:
+                    self.assertEqual(expected[text],
+                                     pool.render(FONTS[0], text, 24))
+                mismatches = []
+                all_rendered = threading.Barrier(THREADS)
+
+                def work(index):
+                    for round_ in range(10):
+                        text = TEXTS[(index + round_) % len(TEXTS)]
+                        if font.render(text) != expected[text]:
+                            mismatches.append(text)
+                    # Alive together, the threads hold a context each.
+                    all_rendered.wait()
+
+                self.assertEqual(run_threads(work), [])
+                self.assertEqual(mismatches, [])
+                stats = pool.stats()
+                self.assertEqual(stats["fonts"], 1)
+                if backend == "per_thread":
+                    # One instance per thread, and the main thread's.
+                    self.assertEqual(stats["font_instances"], THREADS + 1)
+                    self.assertEqual(stats["font_instances_created"],
+                                     THREADS + 1)
+                    self.assertEqual(stats["font_faces"], THREADS + 1)
+                else:
+                    self.assertEqual(stats["font_instances"], 1)
+                self.assertGreater(stats["font_instance_bytes"], 0)
+                del font
+                stats = pool.stats()
+                self.assertEqual(stats["fonts"], 0)
+                # The threads are gone: the release closed their instances.
+                self.assertEqual(stats["font_instances"], 0)
+
+    def test_bytes_paths_index_and_coordinates(self):
+        with ftpool_text.Pool() as pool:
+            expected = ftpool_text.Font(pool, FONTS[0], 24).render(TEXTS[0])
+            with open(FONTS[0], "rb") as f:
+                data = f.read()
+            for source in (data, bytearray(data), memoryview(data),
+                           pathlib.Path(FONTS[0])):
+                with self.subTest(source=type(source).__name__):
+                    font = ftpool_text.Font(pool, source, 24, index=0)
+                    self.assertEqual(font.render(TEXTS[0]), expected)
+            light = ftpool_text.Font(pool, VARIABLE, 24, coords=[300])
+            bold = ftpool_text.Font(pool, VARIABLE, 24, coords=(700.0,))
+            self.assertNotEqual(light.render("Hxg"), bold.render("Hxg"))
+            self.assertEqual(
+                bold.render("Hxg"),
+                ftpool_text.Font(pool, VARIABLE, 24, coords=[700]).render(
+                    "Hxg"))
+            self.assertIs(bold.pool, pool)
+            self.assertEqual(bold.size, 24)
+
+    def test_fonts_made_and_dropped_on_other_threads(self):
+        with ftpool_text.Pool() as pool:
+            handed = [None] * THREADS
+
+            def make(index):
+                handed[index] = ftpool_text.Font(pool, FONTS[index % 3], 20)
+
+            self.assertEqual(run_threads(make), [])
+            self.assertEqual(pool.stats()["fonts"], THREADS)
+
+            def render_and_drop(index):
+                # Another thread's font, rendered and dropped here.
+                font = handed[(index + 1) % THREADS]
+                handed[(index + 1) % THREADS] = None
+                self.assertGreater(font.render("abc")[0], 0)
+                del font
+
+            self.assertEqual(run_threads(render_and_drop), [])
+            stats = pool.stats()
+            self.assertEqual(stats["fonts"], 0)
+            # Every thread has exited: their instances went with the fonts.
+            self.assertEqual(stats["font_instances"], 0)
+
+    def test_errors(self):
+        with ftpool_text.Pool() as pool:
+            with self.assertRaises(OSError):
+                ftpool_text.Font(pool, "/nonexistent.ttf", 12)
+            with self.assertRaisesRegex(ValueError, "format"):
+                ftpool_text.Font(pool, __file__, 12)
+            with self.assertRaisesRegex(ValueError, "format"):
+                ftpool_text.Font(pool, b"not a font" * 100, 12)
+            with self.assertRaisesRegex(ValueError, "index"):
+                ftpool_text.Font(pool, FONTS[0], 12, index=3)
+            with self.assertRaisesRegex(ValueError, "variation"):
+                ftpool_text.Font(pool, FONTS[0], 12, coords=[500])
+            with self.assertRaisesRegex(ValueError, "variation"):
+                ftpool_text.Font(pool, VARIABLE, 12, coords=[500, 1])
+            with self.assertRaises(ValueError):
+                ftpool_text.Font(pool, VARIABLE, 12, coords=[float("nan")])
+            with self.assertRaises(TypeError):
+                ftpool_text.Font(pool, VARIABLE, 12, coords=["bold"])
+            with self.assertRaises(ValueError):
+                ftpool_text.Font(pool, FONTS[0], 0)
+            with self.assertRaises(TypeError):
+                ftpool_text.Font(pool, 42, 12)
+            with self.assertRaises(TypeError):
+                ftpool_text.Font("not a pool", FONTS[0], 12)
+            font = ftpool_text.Font(pool, FONTS[0], 12)
+            with self.assertRaises(TypeError):
+                font.render(b"bytes")
+            self.assertEqual(font.render("")[0], 0)
+            self.assertEqual(pool.stats()["fonts"], 1)
+
+    def test_configure_exception_is_raised_by_font_calls(self):
+        calls = []
+
+        def configure(info):
+            calls.append(info)
+            if len(calls) == 1:  # the main thread's first try
+                raise KeyError("create")
+            if len(calls) == 3:  # the worker's
+                raise KeyError("render")
+
+        with ftpool_text.Pool(configure) as pool:
+            with self.assertRaisesRegex(KeyError, "create"):
+                ftpool_text.Font(pool, FONTS[0], 12)
+            font = ftpool_text.Font(pool, FONTS[0], 12)
+            errors = run_threads(lambda i: font.render("x"), count=1)
+            self.assertEqual([str(e) for e in errors], ["'render'"])
+
+    def test_closing_the_pool_frees_its_fonts(self):
+        pool = ftpool_text.Pool()
+        font = ftpool_text.Font(pool, FONTS[0], 12)
+        other = ftpool_text.Font(pool, FONTS[1], 12)
+        pool.close()  # not refused: the fonts go with the pool
+        with self.assertRaisesRegex(ValueError, "closed"):
+            font.render("x")
+        with self.assertRaisesRegex(ValueError, "closed"):
+            ftpool_text.Font(pool, FONTS[0], 12)
+        self.assertIs(font.pool, pool)
+        del font, other  # nothing to release: the pool's destroy freed them
+
+    def test_a_font_keeps_its_pool(self):
+        font = ftpool_text.Font(ftpool_text.Pool(), FONTS[0], 12)
+        self.assertGreater(font.render("x")[0], 0)
+        stats = font.pool.stats()
+        self.assertEqual((stats["fonts"], stats["font_instances"]), (1, 1))
+        del font  # the last reference to the pool: it is destroyed too
+
+    def test_close_refused_while_a_font_render_is_in_flight(self):
+        inside, go = threading.Event(), threading.Event()
+        first = []
+
+        def configure(info):
+            if first:  # the main thread's library is configured at once
+                inside.set()
+                go.wait(30)
+            first.append(info)
+
+        with ftpool_text.Pool(configure) as pool:
+            font = ftpool_text.Font(pool, FONTS[0], 12)
+            t = threading.Thread(target=font.render, args=("x",))
+            t.start()
+            inside.wait()
+            with self.assertRaisesRegex(RuntimeError, "in flight"):
+                pool.close()
+            go.set()
+            join_fully([t])
+
+    def test_cycle_through_a_font_is_collected(self):
+        # holder -> font -> pool -> configure -> holder.
+        class Holder:
+            def configure(self, info):
+                pass
+
+        holder = Holder()
+        holder.font = ftpool_text.Font(
+            ftpool_text.Pool(holder.configure), FONTS[0], 12)
+        holder.font.render("x")
+        alive = weakref.ref(holder)
+        del holder
+        self.assertIsNotNone(alive())
+        gc.collect()
+        self.assertIsNone(alive())
 
 
 if __name__ == "__main__":

@@ -19,4 +19,29 @@ TEST(NoExceptionsTest, TryFunctionsReportStatuses) {
   EXPECT_EQ(pool.stats().faces_open, 0u);
 }
 
+int destroyed = 0;
+void Destroy(void *) { destroyed++; }
+
+TEST(NoExceptionsTest, FontsThroughTryFunctions) {
+  ftpool_cpp::Pool pool;
+  ASSERT_EQ(ftpool_cpp::Pool::try_create(nullptr, pool), FTPOOL_OK);
+  ftpool_cpp::Font font;
+  EXPECT_EQ(pool.try_font(ftpool_cpp::FontDesc().file(kSans), font),
+            FTPOOL_ERR_INVALID_ARGUMENT); // no size
+  ASSERT_EQ(
+      pool.try_font(ftpool_cpp::FontDesc().file(kSans).pixel_size(16), font),
+      FTPOOL_OK);
+  {
+    ftpool_cpp::FontFace face;
+    ASSERT_EQ(font.try_acquire(face), FTPOOL_OK);
+    EXPECT_EQ(face->size->metrics.y_ppem, 16);
+    EXPECT_EQ(face.try_set_data(&destroyed, Destroy), FTPOOL_OK);
+    EXPECT_EQ(face.data(), &destroyed);
+    EXPECT_EQ(face.give_back(), FTPOOL_OK);
+  }
+  font.reset();
+  EXPECT_EQ(destroyed, 1);
+  EXPECT_EQ(pool.stats().fonts, 0u);
+}
+
 } // namespace

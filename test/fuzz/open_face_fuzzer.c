@@ -53,6 +53,7 @@ enum {
   EV_GLYPHS, /* log2 of num_glyphs */
   EV_FLAGS,  /* each face flag that is set */
   EV_BITMAP, /* pixel mode and log2 of width, rows */
+  EV_FONT,   /* status of a font's creation and acquire */
   EV_COUNT
 };
 #define BUCKETS 64
@@ -112,9 +113,20 @@ static void check_open_status(ftpool_status s, const char *call) {
   case FTPOOL_ERR_FOREIGN_FACE:
   case FTPOOL_ERR_REENTRANT:
   case FTPOOL_ERR_FOREIGN_BLOB:
+  case FTPOOL_ERR_NOT_ACQUIRED:
+  case FTPOOL_ERR_NOT_VARIABLE:
+  case FTPOOL_ERR_INVALID_SIZE:
     fail(call, ftpool_strerror(s));
   }
   fail(call, "not an ftpool_status");
+}
+
+/* A status from ftpool_font_create with a well-formed description: the
+ * open's, or the font's own (coordinates, size). */
+static void check_font_status(ftpool_status s) {
+  if (s == FTPOOL_ERR_NOT_VARIABLE || s == FTPOOL_ERR_INVALID_SIZE)
+    return;
+  check_open_status(s, "ftpool_font_create");
 }
 
 static void check_ok(ftpool_status s, const char *call) {
@@ -259,6 +271,42 @@ static FT_Long open_one(ftpool *pool, enum source source, ftpool_blob *blob,
   return num_faces;
 }
 
+/* A shared font on the bytes: created (its description's coordinates taken
+ * from the input, maybe more than the font has axes), acquired, rendered as
+ * it comes, given back, released. */
+static void try_font(ftpool *pool, ftpool_blob *blob, const uint8_t *data,
+                     size_t size) {
+  FT_Fixed coords[2];
+  ftpool_font_desc desc;
+  ftpool_font_desc_init(&desc);
+  desc.blob = blob;
+  desc.pixel_height = PIXEL_SIZE;
+  desc.num_coords = data[0] % 3;
+  for (FT_UInt i = 0; i < desc.num_coords; i++)
+    coords[i] = (FT_Fixed)(size > i + 1 ? data[i + 1] : 0) << 18;
+  desc.coords = desc.num_coords ? coords : NULL;
+  ftpool_font *font = NULL;
+  ftpool_status s = ftpool_font_create(pool, &desc, &font);
+  check_font_status(s);
+  NOTE(EV_FONT, s);
+  if (s != FTPOOL_OK)
+    return;
+  FT_Face face;
+  s = ftpool_font_acquire(font, &face);
+  NOTE(EV_FONT, 32 + s);
+  if (s != FTPOOL_OK && s != FTPOOL_ERR_OUT_OF_MEMORY &&
+      s != FTPOOL_ERR_INVALID_SIZE)
+    fail("ftpool_font_acquire", ftpool_strerror(s));
+  if (s == FTPOOL_OK) {
+    long glyphs =
+        face->num_glyphs < GLYPHS_PER_FACE ? face->num_glyphs : GLYPHS_PER_FACE;
+    for (long g = 0; g < glyphs; g++)
+      render(face, (FT_UInt)g);
+    check_ok(ftpool_font_give_back(font, face), "ftpool_font_give_back");
+  }
+  ftpool_font_release(font);
+}
+
 /* Face 0 and, in a collection, the last face. */
 static void open_faces(ftpool *pool, enum source source, ftpool_blob *blob,
                        const uint8_t *data, size_t size, unsigned role) {
@@ -288,19 +336,19 @@ static void run_backend(ftpool_backend backend, const uint8_t *data,
       fail("ftpool_blob_copy", "size 0 accepted");
   } else {
     open_faces(pool, FROM_MEMORY, NULL, data, size, backend);
-    if (backend == FTPOOL_BACKEND_PER_THREAD) {
-      ftpool_blob *blob = NULL;
-      ftpool_status s = ftpool_blob_copy(pool, data, size, &blob);
-      if (s != FTPOOL_OK && s != FTPOOL_ERR_OUT_OF_MEMORY)
-        fail("ftpool_blob_copy", ftpool_strerror(s));
-      if (s == FTPOOL_OK) {
-        /* Each face takes a reference of its own; ours goes last. */
-        size_t blob_size = 0;
-        if (ftpool_blob_data(blob, &blob_size) == NULL || blob_size != size)
-          fail("ftpool_blob_data", "not the bytes copied");
+    ftpool_blob *blob = NULL;
+    ftpool_status s = ftpool_blob_copy(pool, data, size, &blob);
+    if (s != FTPOOL_OK && s != FTPOOL_ERR_OUT_OF_MEMORY)
+      fail("ftpool_blob_copy", ftpool_strerror(s));
+    if (s == FTPOOL_OK) {
+      /* Each face and font takes a reference of its own; ours goes last. */
+      size_t blob_size = 0;
+      if (ftpool_blob_data(blob, &blob_size) == NULL || blob_size != size)
+        fail("ftpool_blob_data", "not the bytes copied");
+      if (backend == FTPOOL_BACKEND_PER_THREAD)
         open_faces(pool, FROM_BLOB, blob, data, size, 2);
-        ftpool_blob_release(blob);
-      }
+      try_font(pool, blob, data, size);
+      ftpool_blob_release(blob);
     }
   }
 
@@ -314,6 +362,11 @@ static void run_backend(ftpool_backend backend, const uint8_t *data,
   if (after.faces_opened - before.faces_opened !=
       after.faces_closed - before.faces_closed)
     fail("faces opened and closed during the input differ",
+         backend == FTPOOL_BACKEND_PER_THREAD ? "per-thread" : "shared-mutex");
+  if (after.fonts != before.fonts ||
+      after.font_instances != before.font_instances ||
+      after.font_faces != before.font_faces)
+    fail("a font, instance or font face outlived the input",
          backend == FTPOOL_BACKEND_PER_THREAD ? "per-thread" : "shared-mutex");
 }
 

@@ -17,14 +17,21 @@ struct ChildResult {
   std::string Describe() const;
 };
 
+#ifndef _WIN32
 // Forks; the child runs child() (in a copy of this process, threads aside)
-// and exits with its result; kills it after timeout_seconds.
+// and exits with its result; kills it after timeout_seconds. POSIX only.
 ChildResult RunForked(const std::function<int()> &child, int timeout_seconds);
+#endif
 
 // Executes this binary again as `binary --child=mode`, which runs the child
 // mode registered under that name instead of the tests; kills it after
-// timeout_seconds.
+// timeout_seconds. On Windows a crash is an exit with the exception's code
+// (child_process_win32.cc).
 ChildResult RunSelf(const std::string &mode, int timeout_seconds);
+
+// Called in the child before its mode runs: on Windows, a crash must end the
+// process instead of starting a debugger.
+void PrepareChild();
 
 // A child mode returns the child's exit code.
 using ChildMain = int (*)();

@@ -1,31 +1,54 @@
 #include "test/support/fonts.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+
+#include FT_MULTIPLE_MASTERS_H
+#ifdef _WIN32
+#include <windows.h>
+#undef ReplaceFile // a Win32 macro, not ours
+#endif
 
 namespace ftpool_test {
 
 const char *const kSans = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 const char *const kSerif = "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf";
 const char *const kMono = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf";
+const char *const kVariable =
+    "/usr/share/fonts/truetype/inter-vf/Inter-roman.var.ttf";
+const char *const kCjk =
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc";
+
+namespace fs = std::filesystem;
 
 std::vector<unsigned char> ReadFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(fs::u8path(path), std::ios::binary);
   return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), {});
+}
+
+bool WriteBytes(const std::string &path,
+                const std::vector<unsigned char> &bytes) {
+  std::ofstream out(fs::u8path(path), std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char *>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+  return static_cast<bool>(out);
+}
+
+bool RenameOver(const std::string &from, const std::string &to) {
+#ifdef _WIN32
+  return MoveFileExW(fs::u8path(from).c_str(), fs::u8path(to).c_str(),
+                     MOVEFILE_REPLACE_EXISTING);
+#else
+  return std::rename(from.c_str(), to.c_str()) == 0;
+#endif
 }
 
 bool ReplaceFile(const std::string &path,
                  const std::vector<unsigned char> &bytes) {
   const std::string temporary = path + ".new";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char *>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
-    if (!out)
-      return false;
-  }
-  return std::rename(temporary.c_str(), path.c_str()) == 0;
+  return WriteBytes(temporary, bytes) && RenameOver(temporary, path);
 }
 
 namespace {
@@ -77,6 +100,31 @@ uint64_t Mix(uint64_t h, uint64_t v) {
 uint64_t RenderDigest(FT_Face face, const char *text) {
   if (FT_Set_Pixel_Sizes(face, 0, 24))
     return 0;
+  return RenderDigestAsIs(face, text);
+}
+
+uint64_t ReferenceDigest(const char *path, FT_Long face_index,
+                         FT_UInt pixel_height,
+                         const std::vector<FT_Fixed> &coords,
+                         const char *text) {
+  FT_Library library;
+  if (FT_Init_FreeType(&library))
+    return 0;
+  uint64_t digest = 0;
+  FT_Face face;
+  if (!FT_New_Face(library, path, face_index, &face)) {
+    if ((coords.empty() || !FT_Set_Var_Design_Coordinates(
+                               face, static_cast<FT_UInt>(coords.size()),
+                               const_cast<FT_Fixed *>(coords.data()))) &&
+        !FT_Set_Pixel_Sizes(face, 0, pixel_height))
+      digest = RenderDigestAsIs(face, text);
+    FT_Done_Face(face);
+  }
+  FT_Done_FreeType(library);
+  return digest;
+}
+
+uint64_t RenderDigestAsIs(FT_Face face, const char *text) {
   uint64_t h = 0xcbf29ce484222325ULL;
   for (const char *p = text; *p; ++p) {
     if (FT_Load_Char(face, static_cast<unsigned char>(*p), FT_LOAD_RENDER))

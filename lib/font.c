@@ -1,0 +1,221 @@
+/* Shared fonts: the description, its checks, and the public entry points,
+ * which dispatch to the pool's backend. */
+#include <string.h>
+
+#include "errors.h"
+#include "memory.h"
+#include "no_cancel.h"
+#include "pool.h"
+
+#include FT_MULTIPLE_MASTERS_H
+
+void ftpool_font_desc_init(ftpool_font_desc *desc) {
+  if (desc)
+    memset(desc, 0, sizeof *desc);
+}
+
+static bool desc_is_valid(const ftpool_font_desc *d) {
+  return !d->path != !d->blob && d->face_index >= 0 &&
+         (d->num_coords == 0 || d->coords) && d->char_width >= 0 &&
+         d->char_height >= 0 && (d->char_height > 0 || d->pixel_height > 0);
+}
+
+/* The font with its description copied in and the blob's reference taken,
+ * or a status. */
+static ftpool_status new_font(ftpool *pool, const ftpool_font_desc *d,
+                              ftpool_font **out) {
+  ftpool_blob *blob = d->blob;
+  ftpool_status status;
+  if (blob) {
+    if (blob->pool != pool)
+      return ftpool__fail(FTPOOL_ERR_FOREIGN_BLOB);
+    ftpool__blob_retain(blob);
+  } else if ((status = ftpool_blob_from_file(pool, d->path, &blob)) !=
+             FTPOOL_OK) {
+    return status;
+  }
+  ftpool_font *font = ftpool__memory_alloc(pool->memory, sizeof *font);
+  FT_Fixed *coords = NULL;
+  if (font && d->num_coords) {
+    coords = ftpool__memory_alloc(pool->memory, d->num_coords * sizeof *coords);
+    if (coords)
+      memcpy(coords, d->coords, d->num_coords * sizeof *coords);
+  }
+  if (!font || (d->num_coords && !coords)) {
+    ftpool__memory_free(pool->memory, font);
+    ftpool__blob_drop(blob);
+    return ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
+  }
+  font->pool = pool;
+  refcount_init(&font->refs);
+  refcount_add_relaxed(&font->refs);
+  font->blob = blob;
+  font->face_index = d->face_index;
+  font->coords = coords;
+  font->num_coords = d->num_coords;
+  font->char_width = d->char_width;
+  font->char_height = d->char_height;
+  font->horz_resolution = d->horz_resolution;
+  font->vert_resolution = d->vert_resolution;
+  font->pixel_width = d->pixel_width;
+  font->pixel_height = d->pixel_height;
+  font->encoding = d->encoding;
+  ftpool__chunked_init(&font->instances);
+  *out = font;
+  return FTPOOL_OK;
+}
+
+void ftpool__font_free(ftpool_font *font) {
+  FT_Memory memory = font->pool->memory;
+  ftpool__chunked_fini(&font->instances, memory, sizeof(void *), NULL, NULL);
+  ftpool__memory_free(memory, font->coords);
+  ftpool__blob_drop(font->blob);
+  ftpool__memory_free(memory, font);
+}
+
+ftpool_status ftpool_font_create(ftpool *pool, const ftpool_font_desc *desc,
+                                 ftpool_font **font) {
+  if (!pool || !desc || !font)
+    return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  *font = NULL;
+  if (!desc_is_valid(desc))
+    return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  ftpool_font *made = NULL;
+  ftpool_status status = new_font(pool, desc, &made);
+  if (status != FTPOOL_OK)
+    return status;
+  if ((status = pool->backend->font_prepare(made)) != FTPOOL_OK) {
+    ftpool__font_free(made);
+    return status;
+  }
+  counter_add_relaxed(&pool->fonts, 1);
+  *font = made;
+  return FTPOOL_OK;
+}
+
+ftpool_status ftpool_font_retain(ftpool_font *font) {
+  if (!font)
+    return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  refcount_add_relaxed(&font->refs);
+  return FTPOOL_OK;
+}
+
+void ftpool_font_release(ftpool_font *font) {
+  /* acq_rel: every holder's use of the font happens before it goes. */
+  if (!font || font->pool->destroying || refcount_sub_acq_rel(&font->refs) != 0)
+    return;
+  ftpool *pool = font->pool;
+  pool->backend->font_gone(font);
+  counter_sub_relaxed(&pool->fonts, 1);
+  ftpool__font_free(font);
+}
+
+ftpool_status ftpool_font_acquire(ftpool_font *font, FT_Face *face) {
+  if (!font || !face)
+    return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  *face = NULL;
+  return font->pool->backend->font_acquire(font, face);
+}
+
+ftpool_status ftpool_font_give_back(ftpool_font *font, FT_Face face) {
+  if (!font || !face)
+    return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  return font->pool->backend->font_give_back(font, face);
+}
+
+ftpool_status ftpool_font_set_instance_data(ftpool_font *font, FT_Face face,
+                                            void *data,
+                                            void (*destroy)(void *data)) {
+  if (!font || !face)
+    return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  struct instance_data *slot = font->pool->backend->font_data(font, face);
+  if (!slot)
+    return ftpool__fail(FTPOOL_ERR_NOT_ACQUIRED);
+  struct instance_data old = *slot;
+  *slot = (struct instance_data){data, destroy};
+  ftpool__instance_data_destroy(&old);
+  return FTPOOL_OK;
+}
+
+ftpool_status ftpool_font_instance_data(ftpool_font *font, FT_Face face,
+                                        void **data) {
+  if (!font || !face || !data)
+    return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  struct instance_data *slot = font->pool->backend->font_data(font, face);
+  *data = slot ? slot->data : NULL;
+  return slot ? FTPOOL_OK : ftpool__fail(FTPOOL_ERR_NOT_ACQUIRED);
+}
+
+void ftpool__instance_data_destroy(struct instance_data *data) {
+  struct instance_data taken = *data;
+  *data = (struct instance_data){NULL, NULL};
+  if (taken.destroy) {
+    int cancel = ftpool__cancel_off();
+    taken.destroy(taken.data);
+    ftpool__cancel_restore(cancel);
+  }
+}
+
+bool ftpool__font_same_face(const ftpool_font *a, const FT_Fixed *coords,
+                            FT_UInt num_coords, ftpool_blob *blob,
+                            FT_Long face_index) {
+  return a->blob == blob && a->face_index == face_index &&
+         a->num_coords == num_coords &&
+         (num_coords == 0 ||
+          memcmp(a->coords, coords, num_coords * sizeof *coords) == 0);
+}
+
+/* Checks the font's coordinates against the face's axes and sets them. */
+static ftpool_status set_coords(ftpool_font *font, FT_Library library,
+                                FT_Face face) {
+  if (font->num_coords == 0)
+    return FTPOOL_OK;
+  if (!FT_HAS_MULTIPLE_MASTERS(face))
+    return ftpool__fail(FTPOOL_ERR_NOT_VARIABLE);
+  FT_MM_Var *mm;
+  FT_Error error = FT_Get_MM_Var(face, &mm);
+  if (error)
+    return ftpool__fail_freetype(error, 0);
+  FT_UInt axes = mm->num_axis;
+  FT_Done_MM_Var(library, mm);
+  if (font->num_coords > axes)
+    return ftpool__fail(FTPOOL_ERR_NOT_VARIABLE);
+  error = FT_Set_Var_Design_Coordinates(face, font->num_coords, font->coords);
+  return error ? ftpool__fail_freetype(error, 0) : FTPOOL_OK;
+}
+
+ftpool_status ftpool__font_open_face(ftpool_font *font, FT_Library library,
+                                     FT_Face *out) {
+  const ftpool_blob *blob = font->blob;
+  FT_Open_Args args = {.flags = FT_OPEN_MEMORY,
+                       .memory_base = blob->bytes,
+                       .memory_size = (FT_Long)blob->size};
+  FT_Face face;
+  FT_Error error = FT_Open_Face(library, &args, font->face_index, &face);
+  if (error) {
+    ftpool_status status = ftpool__fail_freetype(error, font->face_index != 0);
+    if (status == FTPOOL_ERR_UNKNOWN_FORMAT &&
+        ftpool__has_font_signature(blob->bytes, blob->size))
+      status = FTPOOL_ERR_BROKEN_FONT;
+    return status;
+  }
+  ftpool_status status = set_coords(font, library, face);
+  if (status != FTPOOL_OK) {
+    FT_Done_Face(face);
+    return status;
+  }
+  *out = face;
+  return FTPOOL_OK;
+}
+
+ftpool_status ftpool__font_set_size(ftpool_font *font, FT_Face face) {
+  FT_Error error =
+      font->char_height
+          ? FT_Set_Char_Size(face, font->char_width, font->char_height,
+                             font->horz_resolution, font->vert_resolution)
+          : FT_Set_Pixel_Sizes(face, font->pixel_width, font->pixel_height);
+  if (!error)
+    return FTPOOL_OK;
+  ftpool_status status = ftpool__fail_freetype(error, 0);
+  return status == FTPOOL_ERR_OUT_OF_MEMORY ? status : FTPOOL_ERR_INVALID_SIZE;
+}

@@ -1,0 +1,644 @@
+#include "instance.h"
+
+#include <string.h>
+
+#include "context.h"
+#include "errors.h"
+#include "fork.h"
+#include "memory.h"
+
+#include FT_SIZES_H
+
+/* A face opened for instances; fonts with the same bytes, face index and
+ * coordinates share it, each instance with its own FT_Size, but only one
+ * instance at a time may be acquired on it (a face has one active size). */
+struct font_face {
+  struct font_face *next;
+  struct context *context;
+  FT_Face face;
+  ftpool_blob *blob; /* its own reference: it may outlive the font */
+  FT_Long face_index;
+  FT_Fixed *coords;
+  FT_UInt num_coords;
+  FT_CharMap default_charmap; /* FreeType's choice at open */
+  size_t bytes; /* allocated by its open: the face's own, not an instance's */
+  size_t instances;
+  struct instance *acquired; /* the instance acquired on it, or NULL */
+};
+
+struct instance {
+  struct mail mail;       /* posted when the font goes */
+  ftpool_font *font;      /* not to be followed once the font went */
+  struct font_face *face; /* NULL while evicted */
+  FT_Size size;
+  FT_Size_Metrics metrics; /* as set: shows a user's own size change */
+  FT_CharMap charmap;
+  size_t uses;            /* acquires not given back */
+  size_t bytes;           /* attributed (font_state, "bytes") */
+  size_t last_used;       /* the LRU clock at its last give-back */
+  uint64_t thread;        /* the last thread that acquired it */
+  struct instance *outer; /* `current` when it was acquired */
+  struct instance_data data;
+  struct context *context;
+  struct instance *prev, *next; /* the context's records */
+  bool gone;                    /* its font went while it was acquired */
+};
+
+/* Marks a face as a font face (generic.data is its struct font_face): the
+ * faces ftpool_close refuses and give_back accepts. */
+static void font_face_finalize(void *object) { (void)object; }
+
+void ftpool__fonts_init(struct font_state *s) {
+  memset(s, 0, sizeof *s);
+  word_init(&s->in_use, 0);
+  counter_init(&s->instances);
+  counter_init(&s->created);
+  counter_init(&s->reused);
+  counter_init(&s->evicted);
+  counter_init(&s->bytes);
+  counter_init(&s->face_count);
+}
+
+/* --- bytes ----------------------------------------------------------------
+ * A font face's bytes are what its open allocated; they are idle while no
+ * instance on the face is acquired. An instance's bytes are what the
+ * context's library allocated (net) while the instance was being made, or
+ * while it was the latest instance its thread acquired and had not given
+ * back: at each such event the bytes since the last one go to `current`.
+ * What the library allocates or frees for anything else (a face closed
+ * with its instance, a plain face opened or closed while a font is
+ * acquired) moves the mark without being attributed. */
+
+static void add_bytes(struct font_state *s, struct instance *inst, size_t added,
+                      size_t removed) {
+  if (removed > inst->bytes + added)
+    removed = inst->bytes + added;
+  inst->bytes = inst->bytes + added - removed;
+  counter_add_single_writer(&s->bytes, added);
+  counter_sub_single_writer(&s->bytes, removed);
+}
+
+static void attribute_change(struct context *c, size_t live) {
+  struct font_state *s = &c->fonts;
+  if (s->current)
+    add_bytes(s, s->current, live > s->mark ? live - s->mark : 0,
+              live < s->mark ? s->mark - live : 0);
+  s->mark = live;
+}
+
+/* Inline: on the acquire path, nothing was allocated since the last time. */
+static inline void attribute(struct context *c) {
+  size_t live = ftpool__library_memory_bytes(&c->memory);
+  if (live != c->fonts.mark)
+    attribute_change(c, live);
+}
+
+static void skip_bytes(struct context *c) {
+  c->fonts.mark = ftpool__library_memory_bytes(&c->memory);
+}
+
+void ftpool__fonts_untracked_begin(struct context *c) { attribute(c); }
+
+void ftpool__fonts_untracked_end(struct context *c) { skip_bytes(c); }
+
+/* --- font faces and sizes ------------------------------------------------ */
+
+static struct font_face *find_face(struct context *c, ftpool_font *font) {
+  for (struct font_face *ff = c->fonts.faces; ff; ff = ff->next)
+    if (!ff->acquired &&
+        ftpool__font_same_face(font, ff->coords, ff->num_coords, ff->blob,
+                               ff->face_index))
+      return ff;
+  return NULL;
+}
+
+/* Inside a busy bracket. */
+static ftpool_status open_face(struct context *c, ftpool_font *font,
+                               struct font_face **out) {
+  FT_Memory memory = font->pool->memory;
+  struct font_face *ff = ftpool__memory_alloc(memory, sizeof *ff);
+  FT_Fixed *coords = NULL;
+  if (ff && font->num_coords) {
+    coords = ftpool__memory_alloc(memory, font->num_coords * sizeof *coords);
+    if (coords)
+      memcpy(coords, font->coords, font->num_coords * sizeof *coords);
+  }
+  ftpool_status status = FTPOOL_OK;
+  size_t before = ftpool__library_memory_bytes(&c->memory);
+  if (!ff || (font->num_coords && !coords))
+    status = ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
+  else
+    status = ftpool__font_open_face(font, c->library, &ff->face);
+  if (status != FTPOOL_OK) {
+    ftpool__memory_free(memory, coords);
+    ftpool__memory_free(memory, ff);
+    return status;
+  }
+  ff->context = c;
+  ff->blob = font->blob;
+  ftpool__blob_retain(ff->blob);
+  ff->face_index = font->face_index;
+  ff->coords = coords;
+  ff->num_coords = font->num_coords;
+  ff->default_charmap = ff->face->charmap;
+  size_t after = ftpool__library_memory_bytes(&c->memory);
+  ff->bytes = after > before ? after - before : 0;
+  counter_add_single_writer(&c->fonts.bytes, ff->bytes);
+  c->fonts.idle_bytes += ff->bytes;
+  c->fonts.mark += ff->bytes; /* not the instance's */
+  ff->face->generic.data = ff;
+  ff->face->generic.finalizer = font_face_finalize;
+  ff->next = c->fonts.faces;
+  c->fonts.faces = ff;
+  counter_bump_single_writer(&c->fonts.face_count);
+  *out = ff;
+  return FTPOOL_OK;
+}
+
+/* Inside a busy bracket; returns the face's blob reference, to drop after
+ * the bracket. */
+static ftpool_blob *close_face_if_unused(struct context *c,
+                                         struct font_face *ff) {
+  if (ff->instances != 0)
+    return NULL;
+  struct font_face **link = &c->fonts.faces;
+  while (*link != ff)
+    link = &(*link)->next;
+  *link = ff->next;
+  counter_sub_single_writer(&c->fonts.bytes, ff->bytes);
+  c->fonts.idle_bytes -= ff->bytes;
+  FT_Done_Face(ff->face);
+  ftpool_blob *blob = ff->blob;
+  FT_Memory memory = blob->pool->memory;
+  ftpool__memory_free(memory, ff->coords);
+  ftpool__memory_free(memory, ff);
+  counter_sub_single_writer(&c->fonts.face_count, 1);
+  return blob;
+}
+
+/* The charmap the font asks for on ff, selected. */
+static ftpool_status select_charmap(ftpool_font *font, struct font_face *ff,
+                                    FT_CharMap *out) {
+  if (font->encoding == FT_ENCODING_NONE) {
+    *out = ff->default_charmap;
+    return FTPOOL_OK;
+  }
+  FT_Error error = FT_Select_Charmap(ff->face, font->encoding);
+  if (error)
+    return ftpool__fail_freetype(error, 0);
+  *out = ff->face->charmap;
+  return FTPOOL_OK;
+}
+
+/* Gives inst a face (shared or new) and a size set to the font's. Inside a
+ * busy bracket. */
+static ftpool_status make_instance(struct context *c, struct instance *inst,
+                                   ftpool_font *font) {
+  struct font_face *ff = find_face(c, font);
+  ftpool_status status = FTPOOL_OK;
+  if (!ff && (status = open_face(c, font, &ff)) != FTPOOL_OK)
+    return status;
+  FT_Size size;
+  FT_Error error = FT_New_Size(ff->face, &size);
+  if (error) {
+    status = ftpool__fail_freetype(error, 0);
+  } else {
+    FT_Activate_Size(size);
+    status = ftpool__font_set_size(font, ff->face);
+    if (status == FTPOOL_OK)
+      status = select_charmap(font, ff, &inst->charmap);
+    if (status != FTPOOL_OK)
+      FT_Done_Size(size);
+  }
+  if (status != FTPOOL_OK) {
+    ftpool__blob_drop(close_face_if_unused(c, ff));
+    return status;
+  }
+  ff->instances++;
+  inst->face = ff;
+  inst->size = size;
+  inst->metrics = size->metrics;
+  counter_bump_single_writer(&c->fonts.instances);
+  counter_bump_single_writer(&c->fonts.created);
+  return FTPOOL_OK;
+}
+
+/* Takes inst's size and maybe its face away. Inside a busy bracket; returns
+ * a blob reference to drop after it. */
+static ftpool_blob *unmake_instance(struct context *c, struct instance *inst) {
+  struct font_face *ff = inst->face;
+  size_t before = ftpool__library_memory_bytes(&c->memory);
+  FT_Done_Size(inst->size);
+  size_t after = ftpool__library_memory_bytes(&c->memory);
+  /* What the instance's glyph loads left on the face (the glyph slot's
+   * bitmap, the loader's buffers) stays with the face, and in its books. */
+  size_t freed = before > after ? before - after : 0;
+  size_t kept = inst->bytes > freed ? inst->bytes - freed : 0;
+  inst->face = NULL;
+  inst->size = NULL;
+  add_bytes(&c->fonts, inst, 0, inst->bytes);
+  counter_sub_single_writer(&c->fonts.instances, 1);
+  if (--ff->instances) {
+    ff->bytes += kept;
+    counter_add_single_writer(&c->fonts.bytes, kept);
+    if (!ff->acquired)
+      c->fonts.idle_bytes += kept;
+  }
+  return close_face_if_unused(c, ff);
+}
+
+/* --- idle instances and the budget --------------------------------------- */
+
+static bool is_idle(const struct instance *inst) {
+  return inst->face && inst->uses == 0;
+}
+
+static void count_idle(struct font_state *s, struct instance *inst, bool in) {
+  if (in) {
+    s->idle_count++;
+    s->idle_bytes += inst->bytes;
+  } else {
+    s->idle_count--;
+    s->idle_bytes -= inst->bytes;
+  }
+}
+
+/* A user's destructor runs last, once the records are consistent again, so
+ * that it may release fonts (its own font's last reference too); acquiring
+ * from it would remake an instance under its own remaking, and is
+ * refused. */
+static void destroy_data(struct context *c, struct instance_data *data) {
+  c->fonts.destroying++;
+  ftpool__instance_data_destroy(data);
+  c->fonts.destroying--;
+}
+
+/* The instance's data, taken from it for destroy_data. */
+static struct instance_data take_data(struct instance *inst) {
+  struct instance_data data = inst->data;
+  inst->data = (struct instance_data){NULL, NULL};
+  return data;
+}
+
+/* Holder only: closes an idle instance's size (and its face, if no other
+ * instance uses it); the record stays for the next acquire. The bracket
+ * covers the bookkeeping too: a fork() cutting it short quarantines the
+ * context rather than leave the counts wrong. */
+static void evict(struct context *c, struct instance *inst) {
+  struct instance_data data = take_data(inst);
+  ftpool__context_enter(c);
+  attribute(c);
+  count_idle(&c->fonts, inst, false);
+  ftpool_blob *blob = unmake_instance(c, inst);
+  skip_bytes(c);
+  counter_bump_single_writer(&c->fonts.evicted);
+  ftpool__context_leave(c);
+  ftpool__blob_drop(blob);
+  destroy_data(c, &data);
+}
+
+static bool over_budget(const struct font_state *s, const ftpool *pool) {
+  return s->idle_count > pool->font_idle_instances ||
+         s->idle_bytes > pool->font_idle_bytes;
+}
+
+/* Evicts the least recently given back until the idle ones fit. */
+static void evict_to_fit(struct context *c, ftpool *pool) {
+  struct font_state *s = &c->fonts;
+  while (over_budget(s, pool)) {
+    struct instance *oldest = NULL;
+    for (struct instance *i = s->records; i; i = i->next)
+      if (is_idle(i) && (!oldest || i->last_used < oldest->last_used))
+        oldest = i;
+    if (!oldest) /* the counts say otherwise: never spin on them */
+      break;
+    evict(c, oldest);
+  }
+}
+
+static inline void fit_budget(struct context *c, ftpool *pool) {
+  if (over_budget(&c->fonts, pool))
+    evict_to_fit(c, pool);
+}
+
+/* --- records ------------------------------------------------------------- */
+
+static struct instance *new_record(struct context *c, ftpool_font *font) {
+  struct instance *inst =
+      ftpool__memory_alloc(font->pool->memory, sizeof *inst);
+  if (inst) {
+    inst->mail.kind = MAIL_FONT_GONE;
+    inst->font = font;
+    inst->context = c;
+  }
+  return inst;
+}
+
+static void link_record(struct font_state *s, struct instance *inst) {
+  inst->prev = NULL;
+  inst->next = s->records;
+  if (s->records)
+    s->records->prev = inst;
+  s->records = inst;
+}
+
+static void unlink_record(struct font_state *s, struct instance *inst) {
+  if (inst->prev)
+    inst->prev->next = inst->next;
+  else
+    s->records = inst->next;
+  if (inst->next)
+    inst->next->prev = inst->prev;
+}
+
+/* The context's record for the font, made (and given a face and size) if
+ * need be; NULL with *status set on failure. Never one whose face is
+ * acquired by another instance: that one is evicted and made again on
+ * another face. */
+static struct instance *ready_instance(struct context *c, ftpool_font *font,
+                                       ftpool_status *status) {
+  if (c->fonts.destroying) {
+    *status = ftpool__fail(FTPOOL_ERR_REENTRANT);
+    return NULL;
+  }
+  struct instance **slot = ftpool__chunked_get(
+      &font->instances, font->pool->memory, sizeof *slot, c->index, NULL);
+  if (!slot) {
+    *status = ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
+    return NULL;
+  }
+  struct instance *inst = *slot;
+  if (inst && inst->face && (inst->uses || !inst->face->acquired))
+    return inst;
+  if (inst && inst->face)
+    evict(c, inst);
+  bool fresh = !inst;
+  ftpool__context_enter(c);
+  if (fresh && !(inst = new_record(c, font))) {
+    ftpool__context_leave(c);
+    *status = ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
+    return NULL;
+  }
+  attribute(c);
+  *status = make_instance(c, inst, font);
+  size_t live = ftpool__library_memory_bytes(&c->memory);
+  if (*status != FTPOOL_OK) {
+    c->fonts.mark = live;
+    if (fresh)
+      ftpool__memory_free(c->memory.pool_memory, inst);
+    ftpool__context_leave(c);
+    return NULL;
+  }
+  add_bytes(&c->fonts, inst, live > c->fonts.mark ? live - c->fonts.mark : 0,
+            0);
+  c->fonts.mark = live;
+  if (fresh) {
+    link_record(&c->fonts, inst);
+    *slot = inst;
+  }
+  inst->thread = ftpool__thread_id();
+  inst->last_used = ++c->fonts.clock;
+  count_idle(&c->fonts, inst, true);
+  ftpool__context_leave(c);
+  return inst;
+}
+
+ftpool_status ftpool__instance_prepare(struct context *c, ftpool_font *font) {
+  ftpool_status status = FTPOOL_OK;
+  if (ready_instance(c, font, &status))
+    fit_budget(c, font->pool);
+  return status;
+}
+
+/* The face as the font describes it: its size active and as set, its
+ * charmap, no transform. Each step but a size set again rewrites a field
+ * whole, so one cut short (by a fork) is put right by the next acquire;
+ * setting a size allocates, and is bracketed. */
+static ftpool_status reset_face(struct context *c, struct instance *inst,
+                                ftpool_font *font) {
+  FT_Face face = inst->face->face;
+  if (face->size != inst->size)
+    FT_Activate_Size(inst->size);
+  if (ftpool__size_changed(inst->size, &inst->metrics)) {
+    ftpool__context_enter(c);
+    ftpool_status status = ftpool__font_set_size(font, face);
+    ftpool__context_leave(c);
+    if (status != FTPOOL_OK)
+      return status;
+    inst->metrics = inst->size->metrics;
+  }
+  if (face->charmap != inst->charmap)
+    face->charmap = inst->charmap; /* FT_Set_Charmap refuses NULL */
+  FT_Set_Transform(face, NULL, NULL);
+  return FTPOOL_OK;
+}
+
+ftpool_status ftpool__instance_acquire(struct context *c, ftpool_font *font,
+                                       FT_Face *face) {
+  if (c->fonts.destroying)
+    return ftpool__fail(FTPOOL_ERR_REENTRANT);
+  struct instance **slot =
+      ftpool__chunked_find(&font->instances, sizeof *slot, c->index);
+  struct instance *inst = slot ? *slot : NULL;
+  /* The common case, a warm instance on a face nobody else has acquired,
+   * skips ready_instance. */
+  if (!inst || !inst->face || (!inst->uses && inst->face->acquired)) {
+    ftpool_status status = FTPOOL_OK;
+    if (!(inst = ready_instance(c, font, &status)))
+      return status;
+  }
+  if (inst->uses) { /* acquired again on this thread: as it is */
+    inst->uses++;
+    *face = inst->face->face;
+    return FTPOOL_OK;
+  }
+  ftpool_status status = reset_face(c, inst, font);
+  if (status != FTPOOL_OK)
+    return status;
+  struct font_state *s = &c->fonts;
+  ftpool__context_enter(c);
+  attribute(c);
+  count_idle(s, inst, false);
+  s->idle_bytes -= inst->face->bytes;
+  inst->uses = 1;
+  inst->face->acquired = inst;
+  inst->outer = s->current;
+  s->current = inst;
+  word_store_relaxed(&s->in_use, word_load_relaxed(&s->in_use) + 1);
+  ftpool__context_leave(c);
+  uint64_t thread = ftpool__thread_id();
+  if (inst->thread != thread) {
+    inst->thread = thread;
+    counter_bump_single_writer(&s->reused);
+  }
+  *face = inst->face->face;
+  return FTPOOL_OK;
+}
+
+/* The instance behind a face this context's holder acquired from font, or
+ * NULL. */
+static struct instance *acquired_instance(struct context *c, ftpool_font *font,
+                                          FT_Face face) {
+  if (face->generic.finalizer != font_face_finalize)
+    return NULL;
+  struct font_face *ff = face->generic.data;
+  if (ff->context != c || !ff->acquired || ff->acquired->font != font)
+    return NULL;
+  return ff->acquired;
+}
+
+static void drop_record(struct context *c, struct instance *inst);
+
+/* The last give-back of an acquire. */
+static void put_down(struct context *c, struct instance *inst) {
+  struct font_state *s = &c->fonts;
+  ftpool__context_enter(c);
+  attribute(c);
+  inst->uses = 0;
+  inst->face->acquired = NULL;
+  if (s->current == inst)
+    s->current = inst->outer;
+  else /* given back out of order: unlink it from the chain of outers */
+    for (struct instance *i = s->current; i; i = i->outer)
+      if (i->outer == inst) {
+        i->outer = inst->outer;
+        break;
+      }
+  word_store_relaxed(&s->in_use, word_load_relaxed(&s->in_use) - 1);
+  inst->last_used = ++s->clock;
+  count_idle(s, inst, true);
+  s->idle_bytes += inst->face->bytes;
+  ftpool__context_leave(c);
+  if (inst->gone)
+    drop_record(c, inst);
+}
+
+ftpool_status ftpool__instance_give_back(struct context *c, ftpool_font *font,
+                                         FT_Face face) {
+  struct instance *inst = acquired_instance(c, font, face);
+  if (!inst)
+    return ftpool__fail(FTPOOL_ERR_NOT_ACQUIRED);
+  if (--inst->uses)
+    return FTPOOL_OK;
+  put_down(c, inst);
+  fit_budget(c, font->pool);
+  return FTPOOL_OK;
+}
+
+struct instance_data *ftpool__instance_data(struct context *c,
+                                            ftpool_font *font, FT_Face face) {
+  struct instance *inst = acquired_instance(c, font, face);
+  return inst ? &inst->data : NULL;
+}
+
+void ftpool__fonts_thread_gone(struct context *c, ftpool *pool) {
+  struct font_state *s = &c->fonts;
+  while (s->current)
+    put_down(c, s->current);
+  fit_budget(c, pool);
+}
+
+/* --- a font's last release ---------------------------------------------- */
+
+/* The caller's own context's instance goes at once; the others' are
+ * handed over. */
+static void post_record(void *element, void *self) {
+  struct instance *inst = *(struct instance **)element;
+  if (!inst)
+    return;
+  if (inst->context == self)
+    ftpool__context_carry_out(self, &inst->mail);
+  else
+    ftpool__context_hand_over(inst->context, &inst->mail);
+}
+
+void ftpool__instance_post_gone(ftpool_font *font, struct context *self) {
+  /* Each slot was written by its context's holder before that thread gave
+   * back its reference to the font; the last release (acq_rel) sees them
+   * all. */
+  ftpool__chunked_each(&font->instances, sizeof(struct instance *), post_record,
+                       self);
+}
+
+static void free_record(struct context *c, struct instance *inst) {
+  unlink_record(&c->fonts, inst);
+  ftpool__memory_free(c->memory.pool_memory, inst);
+}
+
+/* Inside a busy bracket: closes the record's size (and maybe its face) and
+ * frees it; returns a blob reference to drop after the bracket. */
+static ftpool_blob *unmake_record(struct context *c, struct instance *inst) {
+  ftpool_blob *blob = NULL;
+  attribute(c);
+  if (inst->face) {
+    count_idle(&c->fonts, inst, false);
+    blob = unmake_instance(c, inst);
+  }
+  free_record(c, inst);
+  skip_bytes(c);
+  return blob;
+}
+
+static void drop_record(struct context *c, struct instance *inst) {
+  struct instance_data data = take_data(inst);
+  ftpool__context_enter(c);
+  ftpool_blob *blob = unmake_record(c, inst);
+  ftpool__context_leave(c);
+  ftpool__blob_drop(blob);
+  destroy_data(c, &data);
+}
+
+struct instance_data ftpool__instance_gone_take_data(struct mail *m) {
+  struct instance *inst = (struct instance *)m;
+  return inst->uses ? (struct instance_data){NULL, NULL} : take_data(inst);
+}
+
+ftpool_blob *ftpool__instance_gone(struct context *c, struct mail *m) {
+  struct instance *inst = (struct instance *)m;
+  if (inst->uses) {
+    inst->gone = true;
+    return NULL;
+  }
+  return unmake_record(c, inst);
+}
+
+void ftpool__instance_gone_after(struct context *c,
+                                 struct instance_data *data) {
+  destroy_data(c, data);
+}
+
+/* --- ftpool_destroy ------------------------------------------------------ */
+
+void ftpool__fonts_destroy(struct context *c, ftpool_font **dead) {
+  struct font_state *s = &c->fonts;
+  while (s->records) {
+    struct instance *inst = s->records;
+    ftpool__instance_data_destroy(&inst->data);
+    if (!inst->gone && !inst->font->dying) {
+      inst->font->dying = true;
+      inst->font->dead_next = *dead;
+      *dead = inst->font;
+    }
+    free_record(c, inst);
+  }
+}
+
+void ftpool__fonts_destroy_faces(struct context *c) {
+  while (c->fonts.faces) {
+    struct font_face *ff = c->fonts.faces;
+    c->fonts.faces = ff->next;
+    FT_Memory memory = ff->blob->pool->memory;
+    ftpool__blob_drop(ff->blob);
+    ftpool__memory_free(memory, ff->coords);
+    ftpool__memory_free(memory, ff);
+  }
+}
+
+void ftpool__fonts_stats(struct font_state *s, ftpool_stats *stats) {
+  stats->font_instances += counter_load_relaxed(&s->instances);
+  stats->font_instances_created += counter_load_relaxed(&s->created);
+  stats->font_instances_reused += counter_load_relaxed(&s->reused);
+  stats->font_instances_evicted += counter_load_relaxed(&s->evicted);
+  stats->font_instance_bytes += counter_load_relaxed(&s->bytes);
+  stats->font_faces += counter_load_relaxed(&s->face_count);
+}

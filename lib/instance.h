@@ -1,0 +1,90 @@
+/*
+ * Shared fonts in the per-thread backend: each context's instances of the
+ * fonts its threads acquired. An *instance record* exists per font and
+ * context from the first acquire until the font goes; while it is not
+ * evicted it holds an FT_Size on a *font face* of the context, which fonts
+ * differing only in size share. Everything here is the holder's alone,
+ * found with no lock: a font's slot for the context, then plain fields.
+ * Other threads reach an instance only when its font's last reference goes
+ * (ftpool__instance_post_gone): through the context's mailbox.
+ */
+#ifndef FTPOOL_INSTANCE_H
+#define FTPOOL_INSTANCE_H
+
+#include <stdbool.h>
+
+#include "atomics.h"
+#include "font.h"
+#include "pool.h"
+
+struct context;
+struct instance;
+struct font_face;
+
+struct font_state {
+  struct instance *records; /* every record of the context */
+  struct font_face *faces;  /* faces open for instances */
+  struct instance *current; /* the latest acquired, not given back */
+  size_t idle_count;        /* instances with a face, not acquired */
+  size_t idle_bytes;        /* their bytes */
+  size_t clock;             /* give-backs so far: the LRU's clock */
+  size_t mark;              /* library bytes at the last attribution */
+  int destroying;           /* user destructors running (none may acquire) */
+  /* Acquired instances; read by a fork() child handler too. */
+  atomic_word in_use;
+  /* Statistics, written by the holder. */
+  atomic_counter instances;
+  atomic_counter created;
+  atomic_counter reused;
+  atomic_counter evicted;
+  atomic_counter bytes;
+  atomic_counter face_count;
+};
+
+void ftpool__fonts_init(struct font_state *s);
+
+/* Holder only. prepare makes (or finds) the context's instance of a new
+ * font without acquiring it; acquire and give_back are the public
+ * functions' per-thread halves. */
+ftpool_status ftpool__instance_prepare(struct context *c, ftpool_font *font);
+ftpool_status ftpool__instance_acquire(struct context *c, ftpool_font *font,
+                                       FT_Face *face);
+ftpool_status ftpool__instance_give_back(struct context *c, ftpool_font *font,
+                                         FT_Face face);
+struct instance_data *ftpool__instance_data(struct context *c,
+                                            ftpool_font *font, FT_Face face);
+
+/* Any thread, on a font's last release: drops the instance of self (the
+ * caller's context, or NULL) and hands each other instance record to its
+ * context (context.h's hand-over), as a MAIL_FONT_GONE. */
+void ftpool__instance_post_gone(ftpool_font *font, struct context *self);
+
+/* Holder only, for a MAIL_FONT_GONE, in three parts: before the busy
+ * bracket, the user's data taken from the record; inside it, the record
+ * closed and freed (returning a blob reference to drop after the bracket,
+ * or NULL); after it, the user's destructor run on the data. An instance
+ * still acquired (its font released too early) keeps its data and stays
+ * until it is given back. */
+struct instance_data ftpool__instance_gone_take_data(struct mail *m);
+ftpool_blob *ftpool__instance_gone(struct context *c, struct mail *m);
+void ftpool__instance_gone_after(struct context *c, struct instance_data *data);
+
+/* Holder only, around what the context's library allocates or frees for
+ * something other than an instance (a plain face opened or closed), so
+ * that those bytes are not counted as an acquired instance's. */
+void ftpool__fonts_untracked_begin(struct context *c);
+void ftpool__fonts_untracked_end(struct context *c);
+
+/* Holder only: the thread is leaving the context (its exit), so whatever it
+ * still has acquired is given back. */
+void ftpool__fonts_thread_gone(struct context *c, ftpool *pool);
+
+/* ftpool_destroy, before FT_Done_Library: runs the instances' destructors,
+ * frees the records, and adds every font still referenced to *dead (once
+ * each). After FT_Done_Library: frees the font faces' records. */
+void ftpool__fonts_destroy(struct context *c, ftpool_font **dead);
+void ftpool__fonts_destroy_faces(struct context *c);
+
+void ftpool__fonts_stats(struct font_state *s, ftpool_stats *stats);
+
+#endif /* FTPOOL_INSTANCE_H */

@@ -1,0 +1,46 @@
+/*
+ * The shared-mutex backend: one FT_Library for every thread and one mutex
+ * around FT_Open_Face and FT_Done_Face, as Pillow fixed its free-threaded
+ * crash; and, for shared fonts, one face per font behind a lock of its own
+ * held from acquire to give back, as Pillow 11 guards each font. Kept so the
+ * benchmarks compare like with like.
+ */
+#ifndef FTPOOL_SHARED_MUTEX_H
+#define FTPOOL_SHARED_MUTEX_H
+
+#include <pthread.h>
+
+#include "memory.h"
+#include "pool.h"
+
+struct shared_mutex_pool {
+  ftpool base;
+  struct shared_mutex_pool *prev, *next; /* in `pools`, for fork() */
+  pthread_mutex_t mutex; /* guards library's face lists, the fonts list and
+                            the counts */
+  FT_Library library;
+  struct library_memory memory; /* the library's allocator */
+  size_t opened;
+  size_t closed;
+  struct sm_font *fonts; /* live fonts, for destroy */
+  size_t fonts_made;
+};
+
+static inline struct shared_mutex_pool *as_shared(ftpool *pool) {
+  return (struct shared_mutex_pool *)pool;
+}
+
+ftpool_status ftpool__sm_font_prepare(ftpool_font *font);
+ftpool_status ftpool__sm_font_acquire(ftpool_font *font, FT_Face *face);
+ftpool_status ftpool__sm_font_give_back(ftpool_font *font, FT_Face face);
+struct instance_data *ftpool__sm_font_data(ftpool_font *font, FT_Face face);
+void ftpool__sm_font_gone(ftpool_font *font);
+
+/* Under the pool's mutex. */
+void ftpool__sm_fonts_stats(struct shared_mutex_pool *pool, ftpool_stats *s);
+
+/* In ftpool_destroy: runs the instances' data destructors, closes their
+ * faces and frees every font still referenced. */
+void ftpool__sm_fonts_destroy(struct shared_mutex_pool *pool);
+
+#endif /* FTPOOL_SHARED_MUTEX_H */

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Measures Pillow's text drawing throughput (examples/pillow/bench_text.py:
+# one shared font, and truetype() + draw per item, at 1, 2, 4 and 8 threads)
+# for each named Pillow build (scripts/pillow_variant.sh builds it if
+# needed), writes OUT/bench-NAME.json for each, then the table of every
+# bench-*.json in OUT (results of earlier runs included, to compare builds)
+# to OUT/bench.md, and the plot to OUT/bench.png.
+# Usage: scripts/pillow_bench.sh [--quick] [--seconds S] [--out DIR] NAME...
+#   NAME: {stock,port,port-lock}-{cp311,cp313t} (scripts/pillow_variant.sh)
+#   --quick: 0.5 s per point, one measurement (default: 3 s, median of 3)
+#   --out: default results/pillow
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+root=$PWD
+out=$root/results/pillow
+bench_args=()
+variants=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+  --quick) bench_args+=(--quick) ;;
+  --seconds)
+    bench_args+=(--seconds "$2")
+    shift
+    ;;
+  --out)
+    out=$(mkdir -p "$2" && cd "$2" && pwd)
+    shift
+    ;;
+  -*)
+    echo "pillow_bench: unknown option $1" >&2
+    exit 2
+    ;;
+  *) variants+=("$1") ;;
+  esac
+  shift
+done
+[ ${#variants[@]} -gt 0 ] || {
+  echo "usage: $0 [--quick] [--seconds S] [--out DIR] NAME..." >&2
+  exit 2
+}
+
+scripts/setup.sh --only python3 python3-matplotlib fonts-dejavu-core
+mapfile -t fonts < <(scripts/pillow_fonts.sh)
+font=${fonts[0]}
+mkdir -p "$out"
+for variant in "${variants[@]}"; do
+  read -r python dir backend < <(scripts/pillow_variant.sh "$variant")
+  [ "$backend" = - ] && backend=
+  FTPOOL_PILLOW_BACKEND=$backend \
+    PYTHONPATH="$dir"/src PYTHONPYCACHEPREFIX="$dir"/pycache \
+    "$python" examples/pillow/bench_text.py --font "$font" \
+    --variant "$variant" --json "$out/bench-$variant.json" \
+    ${bench_args[@]+"${bench_args[@]}"}
+done
+/usr/bin/python3 examples/pillow/bench_plot.py "$out"/bench-*.json \
+  --plot "$out"/bench.png | tee "$out"/bench.md
+echo "pillow_bench: results in ${out#"$root"/}/ (bench-*.json, bench.md, bench.png)"

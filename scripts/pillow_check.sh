@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Checks Pillow builds for the port of Pillow's FreeType layer onto ftpool.
+# For each variant (scripts/pillow_variant.sh makes it: sources fetched
+# through a private apt configuration and cached, Pillow built in place):
+#   1. Pillow's own font tests (scripts/pillow_tests.sh), whose tallies must
+#      be the ones expected below, with no failure;
+#   2. examples/pillow/threaded_text.py, 8 threads drawing with shared fonts,
+#      every image compared with the single-threaded one; it must pass where
+#      the variant says so, and is only reported where it is known to fail.
+# Variants (scripts/pillow_variant.sh names them): under Debian's Python
+# 3.11, stock-cp311 (Pillow 11.1.0 as released), port-cp311 (the same
+# sources with examples/pillow/ftpool-port.patch, per-thread instances of
+# shared fonts) and port-lock-cp311 (the port on the shared-mutex backend, a
+# lock per font); with --free-threaded the same three under a free-threaded
+# CPython 3.13 built here (~25-30 min the first time), where stock Pillow
+# shares one FT_Face between threads with no lock, so its threaded test is
+# run and reported, not required. Every port variant must give stock's
+# tallies and pass the threaded test. Prints the time of each step and the
+# check's wall time.
+# Usage: scripts/pillow_check.sh [--free-threaded]
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+root=$PWD
+free_threaded=0
+case "${1:-}" in
+"") ;;
+--free-threaded) free_threaded=1 ;;
+*)
+  echo "usage: $0 [--free-threaded]" >&2
+  exit 2
+  ;;
+esac
+
+began=$SECONDS
+mapfile -t fonts < <(scripts/pillow_fonts.sh)
+failures=()
+summaries=()
+
+# check_variant NAME EXPECTED_TALLY THREADED
+#   EXPECTED_TALLY: scripts/pillow_tests.sh's total line, "N passed, ..."
+#   THREADED: must-pass, or known-to-fail (run and reported only)
+check_variant() {
+  local name=$1 expected=$2 threaded=$3 python dir backend start tally verdict
+  echo "== $name"
+  start=$SECONDS
+  read -r python dir backend < <(scripts/pillow_variant.sh "$name")
+  if [ "$backend" = - ]; then
+    unset FTPOOL_PILLOW_BACKEND
+  else
+    export FTPOOL_PILLOW_BACKEND=$backend
+  fi
+  echo "   ready in $((SECONDS - start))s"
+  # A port variant that silently built stock Pillow would pass everything.
+  if nm "$dir"/src/PIL/_imagingft.*.so | grep ' T ftpool_font_acquire$' >/dev/null; then
+    [ "$backend" != - ] || failures+=("$name: stock Pillow links ftpool")
+  else
+    [ "$backend" = - ] || failures+=("$name: the port does not link ftpool")
+  fi
+
+  start=$SECONDS
+  scripts/pillow_tests.sh "$python" "$dir" | tee "$dir"/tests.summary || true
+  tally=$(sed -n 's/^pillow_tests: //p' "$dir"/tests.summary)
+  echo "   Pillow's tests: $tally, in $((SECONDS - start))s" \
+    "(log: ${dir#"$root"/}/tests.log)"
+  if [ "$tally" != "$expected" ]; then
+    failures+=("$name: Pillow's tests gave '$tally', expected '$expected'")
+  fi
+
+  start=$SECONDS
+  verdict=PASS
+  PYTHONPATH="$dir"/src PYTHONPYCACHEPREFIX="$dir"/pycache \
+    "$python" examples/pillow/threaded_text.py --dejavu "${fonts[0]}" \
+    --variable "${fonts[1]}" --json "$dir"/threaded_text.json || verdict=FAIL
+  echo "   threaded test: $verdict ($threaded), in $((SECONDS - start))s"
+  if [ "$verdict" = FAIL ] && [ "$threaded" = must-pass ]; then
+    failures+=("$name: the threaded test failed")
+  fi
+  summaries+=("$name: tests $tally; threaded $verdict")
+}
+
+all="296 passed, 0 failed, 2 skipped"
+check_variant stock-cp311 "$all" must-pass
+check_variant port-cp311 "$all" must-pass
+check_variant port-lock-cp311 "$all" must-pass
+if [ "$free_threaded" -eq 1 ]; then
+  check_variant stock-cp313t "$all" known-to-fail
+  check_variant port-cp313t "$all" must-pass
+  check_variant port-lock-cp313t "$all" must-pass
+fi
+
+echo "== summary (wall time $((SECONDS - began))s)"
+printf '   %s\n' "${summaries[@]}"
+if [ ${#failures[@]} -gt 0 ]; then
+  printf 'pillow_check: FAIL: %s\n' "${failures[@]}"
+  exit 1
+fi
+echo "pillow_check: PASS"
