@@ -7,6 +7,7 @@
 // (FTPOOL_NO_FORK_HANDLERS), where the same children must fail or hang.
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -37,10 +38,15 @@ constexpr bool kThreadsInChild = false;
 constexpr bool kThreadsInChild = true;
 #endif
 
-// Runs f on a new thread of the child, or on the calling one where the
-// child cannot start threads.
-template <class F> void OnAnotherThread(F f) {
+// Runs f on a new thread of the child. Where the child cannot start
+// threads, f runs on the calling one, after ftpool_collect has taken over the
+// contexts the fork left without holder, as a new thread's first call would.
+template <class F> void OnAnotherThread(ftpool *pool, F f) {
   if (!kThreadsInChild) {
+    if (ftpool_collect(pool) != FTPOOL_OK) {
+      std::fprintf(stderr, "child: ftpool_collect failed\n");
+      std::_Exit(1);
+    }
     f();
     return;
   }
@@ -174,7 +180,7 @@ TEST(ForkTest, ChildAbandonsTheContextsOfThreadsThatDidNotSurvive) {
           CHILD_CHECK(OpenRenderClose(pool, expected));
           // New threads recycle the abandoned contexts.
           bool ok = true;
-          OnAnotherThread([&] {
+          OnAnotherThread(pool, [&] {
             ok = OpenRenderClose(pool, expected) &&
                  ftpool_close(pool, parked.face(5)) == FTPOOL_OK;
           });
@@ -244,7 +250,7 @@ TEST(ForkTest, ChildKeepsUsingSharedFonts) {
   ChildResult child = RunForked(
       [&]() -> int {
         bool ok = true;
-        OnAnotherThread([&] {
+        OnAnotherThread(pool, [&] {
           FT_Face face;
           ok = ftpool_font_acquire(font, &face) == FTPOOL_OK &&
                RenderDigest(face, "Hxg") == expected &&
@@ -319,7 +325,7 @@ TEST(ForkTest, ChildTakesOverAContextInsideADestructor) {
   ChildResult child = RunForked(
       [&]() -> int {
         bool ok = true;
-        OnAnotherThread([&] { // takes the evictor's context over
+        OnAnotherThread(pool, [&] { // takes the evictor's context over
           for (int round = 0; round < 3 && ok; round++)
             for (ftpool_font *font : fonts) {
               FT_Face face;
@@ -389,7 +395,7 @@ TEST_P(ForkWhileBusyTest, ChildWorksWhateverTheOthersWereDoing) {
         [&]() -> int {
           CHILD_CHECK(OpenRenderClose(pool, expected));
           bool ok = true;
-          OnAnotherThread([&] {
+          OnAnotherThread(pool, [&] {
             for (int i = 0; i < 3; i++)
               ok = ok && OpenRenderClose(pool, expected);
           });
