@@ -264,12 +264,8 @@ void RegisterFontWorkloads() {
           if ((v == FontVariant::kGlobalMutex && !w.has_global_mutex) ||
               (v == FontVariant::kRaw && !w.has_raw))
             continue;
-          std::string name =
-              std::string(w.name) + "/" + font.name + "/" + Name(v);
-          benchmark::RegisterBenchmark(name.c_str(), w.run, v, &font)
-              ->Arg(threads)
-              ->ArgName("threads")
-              ->UseManualTime();
+          RegisterTimed(std::string(w.name) + "/" + font.name + "/" + Name(v),
+                        threads, w.run, v, &font);
         }
     }
 }

@@ -169,19 +169,14 @@ void RegisterAll() {
     for (const Font &font : Fonts()) {
       if (!w.every_font && &font != &Fonts().front())
         continue;
-      for (int threads : {1, 2, 4, 8, 16}) {
+      for (int threads : {1, 2, 4, 8, 16})
         for (Variant v : kVariants) {
           if ((v == Variant::kRaw && !w.has_raw) ||
               (v == Variant::kSharedMutexNoBlobs && !w.uses_files))
             continue;
-          std::string name =
-              std::string(w.name) + "/" + font.name + "/" + Name(v);
-          benchmark::RegisterBenchmark(name.c_str(), w.run, v, &font)
-              ->Arg(threads)
-              ->ArgName("threads")
-              ->UseManualTime();
+          RegisterTimed(std::string(w.name) + "/" + font.name + "/" + Name(v),
+                        threads, w.run, v, &font);
         }
-      }
     }
   }
 }

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -77,6 +78,16 @@ void RunTimed(benchmark::State &state, Make make, Op op) {
   if (failed)
     state.SkipWithError("an operation failed (could not open the font?)");
   state.SetItemsProcessed(items);
+}
+
+// Registers name/threads:N with manual time, calling run(state, args...).
+template <typename... Args>
+void RegisterTimed(const std::string &name, int threads,
+                   void (*run)(benchmark::State &, Args...), Args... args) {
+  benchmark::RegisterBenchmark(name.c_str(), run, args...)
+      ->Arg(threads)
+      ->ArgName("threads")
+      ->UseManualTime();
 }
 
 } // namespace ftpool_bench

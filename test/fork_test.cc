@@ -58,17 +58,6 @@ template <class F> void OnAnotherThread(ftpool *pool, F f) {
 constexpr int kChildSeconds = 10;
 constexpr int kThreads = 4;
 
-// GoogleTest's assertions do not reach the parent from a forked child; a
-// child reports failures on stderr and through its exit code.
-#define CHILD_CHECK(cond)                                                      \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      std::fprintf(stderr, "child check failed at line %d: %s\n", __LINE__,    \
-                   #cond);                                                     \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
 ftpool *NewPool(ftpool_backend backend, CountingMemory *memory) {
   ftpool_config config;
   ftpool_config_init(&config);

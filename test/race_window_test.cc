@@ -42,16 +42,6 @@ bool Await(const std::atomic<bool> &flag) {
   return flag;
 }
 
-// GoogleTest's assertions do not reach the parent from a forked child.
-#define CHILD_CHECK(cond)                                                      \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      std::fprintf(stderr, "child check failed at line %d: %s\n", __LINE__,    \
-                   #cond);                                                     \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
 constexpr int kChildSeconds = 20;
 
 ftpool *NewPool(CountingMemory *memory) {

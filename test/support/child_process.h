@@ -3,6 +3,7 @@
 #ifndef FTPOOL_TEST_CHILD_PROCESS_H
 #define FTPOOL_TEST_CHILD_PROCESS_H
 
+#include <cstdio>
 #include <functional>
 #include <string>
 
@@ -22,6 +23,17 @@ struct ChildResult {
 // and exits with its result; kills it after timeout_seconds. POSIX only.
 ChildResult RunForked(const std::function<int()> &child, int timeout_seconds);
 #endif
+
+// GoogleTest's assertions do not reach the parent from a child process: a
+// child reports a failed check on stderr and returns 1, its exit code.
+#define CHILD_CHECK(cond)                                                      \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      std::fprintf(stderr, "child check failed at line %d: %s\n", __LINE__,    \
+                   #cond);                                                     \
+      return 1;                                                                \
+    }                                                                          \
+  } while (0)
 
 // Executes this binary again as `binary --child=mode`, which runs the child
 // mode registered under that name instead of the tests; kills it after
