@@ -226,13 +226,15 @@ TEST(ForkTest, ChildKeepsUsingSharedFonts) {
     threads.emplace_back([&, hold] {
       FT_Face face;
       EXPECT_EQ(ftpool_font_acquire(font, &face), FTPOOL_OK);
-      if (!hold)
+      if (!hold) {
         EXPECT_EQ(ftpool_font_give_back(font, face), FTPOOL_OK);
+      }
       ready++;
       while (!release)
         std::this_thread::yield();
-      if (hold)
+      if (hold) {
         EXPECT_EQ(ftpool_font_give_back(font, face), FTPOOL_OK);
+      }
     });
   while (ready < 2)
     std::this_thread::yield();

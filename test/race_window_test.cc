@@ -25,13 +25,14 @@ namespace ftpool_test {
 namespace {
 
 // What the hook does on the calling thread.
-enum class Role { kNone, kRecoverer, kClaimer, kDrainer, kOfferer };
+enum class Role { kNone, kRecoverer, kClaimer, kDrainer, kOfferer, kLooker };
 thread_local Role role = Role::kNone;
 
 std::atomic<bool> recovering{false}, claimed{false}, recovered{false};
 std::atomic<bool> mid_drain{false}, resume_drain{false};
 ftpool *offer_pool;
 std::atomic<size_t> bytes_counted_at_offer{0};
+std::atomic<bool> looked{false}, header_reused{false};
 
 // Waits for flag, for 5 s at most: a hook whose interleaving never comes
 // must not hang the test; the test then checks that it came.
@@ -372,6 +373,107 @@ TEST(CacheRaceTest, ByteCountCoversABlobFromTheMomentItIsCached) {
   std::remove(dir.c_str());
 }
 
+// A reader of the file cache holds the blob pointer it read while that blob
+// leaves the cache and its header carries another blob, here a copy of the
+// file's old bytes: the reader takes a reference to the new blob. It must
+// see that the header is no longer its file's (the identity check), drop
+// that reference without harm and load the file as it is now.
+TEST(CacheRaceTest, AReaderOfAReusedHeaderLoadsTheFileAsItIsNow) {
+  looked = header_reused = false;
+  char dir_name[] = "/tmp/ftpool_cache_race_XXXXXX";
+  const std::string dir = mkdtemp(dir_name);
+  const std::string path = dir + "/font.bin";
+  const std::vector<unsigned char> old_bytes(1000, 'o'), new_bytes(2000, 'n');
+  ASSERT_TRUE(ReplaceFile(path, old_bytes));
+  CountingMemory memory;
+  ftpool *pool = NewPool(&memory);
+  ASSERT_NE(pool, nullptr);
+  ftpool_blob *first;
+  ASSERT_EQ(ftpool_blob_from_file(pool, path.c_str(), &first), FTPOOL_OK);
+  ftpool_blob_release(first); // the cache keeps it
+  ftpool_blob *read = nullptr;
+  std::thread reader([&] {
+    role = Role::kLooker;
+    EXPECT_EQ(ftpool_blob_from_file(pool, path.c_str(), &read), FTPOOL_OK);
+  });
+  ASSERT_TRUE(Await(looked));
+  // The new version replaces the first in the cache, whose header is free
+  // again; a copy of the old bytes takes it.
+  ASSERT_TRUE(ReplaceFile(path, new_bytes));
+  ftpool_blob *fresh, *copy;
+  ASSERT_EQ(ftpool_blob_from_file(pool, path.c_str(), &fresh), FTPOOL_OK);
+  ASSERT_EQ(ftpool_blob_copy(pool, old_bytes.data(), old_bytes.size(), &copy),
+            FTPOOL_OK);
+  EXPECT_EQ(copy, first);
+  header_reused = true;
+  reader.join();
+  ASSERT_NE(read, nullptr);
+  size_t size;
+  const auto *data =
+      static_cast<const unsigned char *>(ftpool_blob_data(read, &size));
+  EXPECT_EQ(std::vector<unsigned char>(data, data + size), new_bytes);
+  // The copy kept its one reference and its bytes.
+  data = static_cast<const unsigned char *>(ftpool_blob_data(copy, &size));
+  EXPECT_EQ(std::vector<unsigned char>(data, data + size), old_bytes);
+  ftpool_blob_release(copy);
+  ftpool_blob_release(fresh);
+  ftpool_blob_release(read);
+  ftpool_destroy(pool);
+  EXPECT_EQ(memory.outstanding_bytes(), 0);
+  std::remove(path.c_str());
+  std::remove(dir.c_str());
+}
+
+// The same reader, while the blob it read is evicted (no longer referenced
+// at all) and its header waits on the free list: it must not take a
+// reference to the dead blob (the count is incremented only if not zero),
+// however much its header still looks like the file's.
+TEST(CacheRaceTest, AReaderOfAnEvictedBlobDoesNotReviveIt) {
+  looked = header_reused = false;
+  char dir_name[] = "/tmp/ftpool_cache_race_XXXXXX";
+  const std::string dir = mkdtemp(dir_name);
+  const std::string a = dir + "/a.bin", b = dir + "/b.bin";
+  const std::vector<unsigned char> a_bytes(1000, 'a'), b_bytes(1000, 'b');
+  ASSERT_TRUE(ReplaceFile(a, a_bytes));
+  ASSERT_TRUE(ReplaceFile(b, b_bytes));
+  CountingMemory memory;
+  ftpool_config config;
+  ftpool_config_init(&config);
+  config.memory = memory.get();
+  config.file_cache_bytes = 1500; // room for one of the two
+  ftpool *pool = nullptr;
+  ASSERT_EQ(ftpool_create(&config, &pool), FTPOOL_OK);
+  ftpool_blob *blob;
+  ASSERT_EQ(ftpool_blob_from_file(pool, a.c_str(), &blob), FTPOOL_OK);
+  ftpool_blob_release(blob); // the cache keeps it
+  ftpool_blob *read = nullptr;
+  std::thread reader([&] {
+    role = Role::kLooker;
+    EXPECT_EQ(ftpool_blob_from_file(pool, a.c_str(), &read), FTPOOL_OK);
+  });
+  ASSERT_TRUE(Await(looked));
+  ASSERT_EQ(ftpool_blob_from_file(pool, b.c_str(), &blob), FTPOOL_OK);
+  const ftpool_stats before = Stats(pool);
+  EXPECT_EQ(before.blob_evictions, 1u); // a's blob is gone
+  header_reused = true;
+  reader.join();
+  const ftpool_stats after = Stats(pool);
+  EXPECT_EQ(after.blob_hits, before.blob_hits); // a miss: a is read again
+  EXPECT_EQ(after.blob_misses, before.blob_misses + 1);
+  ASSERT_NE(read, nullptr);
+  size_t size;
+  const auto *data =
+      static_cast<const unsigned char *>(ftpool_blob_data(read, &size));
+  EXPECT_EQ(std::vector<unsigned char>(data, data + size), a_bytes);
+  ftpool_blob_release(read);
+  ftpool_blob_release(blob);
+  ftpool_destroy(pool);
+  EXPECT_EQ(memory.outstanding_bytes(), 0);
+  std::remove(a.c_str());
+  std::remove(b.c_str());
+  std::remove(dir.c_str());
+}
+
 } // namespace
 } // namespace ftpool_test
 
@@ -400,6 +502,12 @@ extern "C" void ftpool__test_hook(enum ftpool_test_hook point) {
   case FTPOOL_HOOK_OFFERED:
     if (role == Role::kOfferer)
       bytes_counted_at_offer = Stats(offer_pool).blob_bytes_cached;
+    break;
+  case FTPOOL_HOOK_LOOKED_UP:
+    if (role == Role::kLooker && !looked) {
+      looked = true;
+      Await(header_reused);
+    }
     break;
   }
 }
