@@ -7,8 +7,9 @@
 # workspace, a CPython extension), lib/ within POSIX, the hand-written build
 # lists, the Windows port under wine, and Pillow ported to ftpool under
 # Python 3.11 (scripts/pillow_check.sh --free-threaded adds CPython 3.13t,
-# whose build takes ~25 min: run by hand, results in docs/pillow.md). Installs what is missing first;
-# each check installs its own tools.
+# whose build takes ~25 min: run by hand, results in docs/pillow.md).
+# Installs what is missing first; each check installs its own tools. About
+# 30 minutes on 2 cores (28 min 25 s from a clean clone, 2026-12-05).
 # Usage: scripts/test.sh [extra bazel test flags]
 set -uo pipefail
 cd "$(dirname "$0")/.."
