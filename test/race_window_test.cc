@@ -20,6 +20,7 @@
 #include "test/support/counting_memory.h"
 #include "test/support/fonts.h"
 #include "test/support/pool_test_util.h"
+#include "test/support/scratch_dir.h"
 
 namespace ftpool_test {
 namespace {
@@ -351,9 +352,8 @@ TEST(ForkRaceTest, CollectInAChildCarriesOutClosesPostedToGoneThreads) {
 // with two evictors the count wrapped to about 2^64 and the cache was
 // flushed. The count must cover every blob the cache shows.
 TEST(CacheRaceTest, ByteCountCoversABlobFromTheMomentItIsCached) {
-  char dir_name[] = "/tmp/ftpool_cache_race_XXXXXX";
-  const std::string dir = mkdtemp(dir_name);
-  const std::string path = dir + "/font.bin";
+  const ScratchDir dir;
+  const std::string path = dir.File("font.bin");
   ASSERT_TRUE(ReplaceFile(path, std::vector<unsigned char>(1000, 'x')));
   CountingMemory memory;
   offer_pool = NewPool(&memory);
@@ -369,9 +369,43 @@ TEST(CacheRaceTest, ByteCountCoversABlobFromTheMomentItIsCached) {
   ftpool_blob_release(blob);
   ftpool_destroy(offer_pool);
   EXPECT_EQ(memory.outstanding_bytes(), 0);
-  std::remove(path.c_str());
-  std::remove(dir.c_str());
 }
+
+// The bytes of a blob.
+std::vector<unsigned char> Bytes(const ftpool_blob *blob) {
+  size_t size;
+  const auto *data =
+      static_cast<const unsigned char *>(ftpool_blob_data(blob, &size));
+  return std::vector<unsigned char>(data, data + size);
+}
+
+// A thread that reads path through the file cache and stops between
+// reading the entry's blob pointer and taking its reference, until
+// Finish(), which returns the blob it got.
+class StalledReader {
+public:
+  StalledReader(ftpool *pool, const std::string &path) {
+    looked = header_reused = false;
+    thread_ = std::thread([this, pool, path] {
+      role = Role::kLooker;
+      EXPECT_EQ(ftpool_blob_from_file(pool, path.c_str(), &read_), FTPOOL_OK);
+    });
+    stopped_ = Await(looked);
+  }
+  ~StalledReader() { Finish(); }
+  bool stopped() const { return stopped_; }
+  ftpool_blob *Finish() {
+    header_reused = true;
+    if (thread_.joinable())
+      thread_.join();
+    return read_;
+  }
+
+private:
+  std::thread thread_;
+  ftpool_blob *read_ = nullptr;
+  bool stopped_ = false;
+};
 
 // A reader of the file cache holds the blob pointer it read while that blob
 // leaves the cache and its header carries another blob, here a copy of the
@@ -379,10 +413,8 @@ TEST(CacheRaceTest, ByteCountCoversABlobFromTheMomentItIsCached) {
 // see that the header is no longer its file's (the identity check), drop
 // that reference without harm and load the file as it is now.
 TEST(CacheRaceTest, AReaderOfAReusedHeaderLoadsTheFileAsItIsNow) {
-  looked = header_reused = false;
-  char dir_name[] = "/tmp/ftpool_cache_race_XXXXXX";
-  const std::string dir = mkdtemp(dir_name);
-  const std::string path = dir + "/font.bin";
+  const ScratchDir dir;
+  const std::string path = dir.File("font.bin");
   const std::vector<unsigned char> old_bytes(1000, 'o'), new_bytes(2000, 'n');
   ASSERT_TRUE(ReplaceFile(path, old_bytes));
   CountingMemory memory;
@@ -391,12 +423,8 @@ TEST(CacheRaceTest, AReaderOfAReusedHeaderLoadsTheFileAsItIsNow) {
   ftpool_blob *first;
   ASSERT_EQ(ftpool_blob_from_file(pool, path.c_str(), &first), FTPOOL_OK);
   ftpool_blob_release(first); // the cache keeps it
-  ftpool_blob *read = nullptr;
-  std::thread reader([&] {
-    role = Role::kLooker;
-    EXPECT_EQ(ftpool_blob_from_file(pool, path.c_str(), &read), FTPOOL_OK);
-  });
-  ASSERT_TRUE(Await(looked));
+  StalledReader reader(pool, path);
+  ASSERT_TRUE(reader.stopped());
   // The new version replaces the first in the cache, whose header is free
   // again; a copy of the old bytes takes it.
   ASSERT_TRUE(ReplaceFile(path, new_bytes));
@@ -405,23 +433,16 @@ TEST(CacheRaceTest, AReaderOfAReusedHeaderLoadsTheFileAsItIsNow) {
   ASSERT_EQ(ftpool_blob_copy(pool, old_bytes.data(), old_bytes.size(), &copy),
             FTPOOL_OK);
   EXPECT_EQ(copy, first);
-  header_reused = true;
-  reader.join();
+  ftpool_blob *read = reader.Finish();
   ASSERT_NE(read, nullptr);
-  size_t size;
-  const auto *data =
-      static_cast<const unsigned char *>(ftpool_blob_data(read, &size));
-  EXPECT_EQ(std::vector<unsigned char>(data, data + size), new_bytes);
+  EXPECT_EQ(Bytes(read), new_bytes);
   // The copy kept its one reference and its bytes.
-  data = static_cast<const unsigned char *>(ftpool_blob_data(copy, &size));
-  EXPECT_EQ(std::vector<unsigned char>(data, data + size), old_bytes);
+  EXPECT_EQ(Bytes(copy), old_bytes);
   ftpool_blob_release(copy);
   ftpool_blob_release(fresh);
   ftpool_blob_release(read);
   ftpool_destroy(pool);
   EXPECT_EQ(memory.outstanding_bytes(), 0);
-  std::remove(path.c_str());
-  std::remove(dir.c_str());
 }
 
 // The same reader, while the blob it read is evicted (no longer referenced
@@ -429,10 +450,8 @@ TEST(CacheRaceTest, AReaderOfAReusedHeaderLoadsTheFileAsItIsNow) {
 // reference to the dead blob (the count is incremented only if not zero),
 // however much its header still looks like the file's.
 TEST(CacheRaceTest, AReaderOfAnEvictedBlobDoesNotReviveIt) {
-  looked = header_reused = false;
-  char dir_name[] = "/tmp/ftpool_cache_race_XXXXXX";
-  const std::string dir = mkdtemp(dir_name);
-  const std::string a = dir + "/a.bin", b = dir + "/b.bin";
+  const ScratchDir dir;
+  const std::string a = dir.File("a.bin"), b = dir.File("b.bin");
   const std::vector<unsigned char> a_bytes(1000, 'a'), b_bytes(1000, 'b');
   ASSERT_TRUE(ReplaceFile(a, a_bytes));
   ASSERT_TRUE(ReplaceFile(b, b_bytes));
@@ -446,32 +465,21 @@ TEST(CacheRaceTest, AReaderOfAnEvictedBlobDoesNotReviveIt) {
   ftpool_blob *blob;
   ASSERT_EQ(ftpool_blob_from_file(pool, a.c_str(), &blob), FTPOOL_OK);
   ftpool_blob_release(blob); // the cache keeps it
-  ftpool_blob *read = nullptr;
-  std::thread reader([&] {
-    role = Role::kLooker;
-    EXPECT_EQ(ftpool_blob_from_file(pool, a.c_str(), &read), FTPOOL_OK);
-  });
-  ASSERT_TRUE(Await(looked));
+  StalledReader reader(pool, a);
+  ASSERT_TRUE(reader.stopped());
   ASSERT_EQ(ftpool_blob_from_file(pool, b.c_str(), &blob), FTPOOL_OK);
   const ftpool_stats before = Stats(pool);
   EXPECT_EQ(before.blob_evictions, 1u); // a's blob is gone
-  header_reused = true;
-  reader.join();
+  ftpool_blob *read = reader.Finish();
   const ftpool_stats after = Stats(pool);
   EXPECT_EQ(after.blob_hits, before.blob_hits); // a miss: a is read again
   EXPECT_EQ(after.blob_misses, before.blob_misses + 1);
   ASSERT_NE(read, nullptr);
-  size_t size;
-  const auto *data =
-      static_cast<const unsigned char *>(ftpool_blob_data(read, &size));
-  EXPECT_EQ(std::vector<unsigned char>(data, data + size), a_bytes);
+  EXPECT_EQ(Bytes(read), a_bytes);
   ftpool_blob_release(read);
   ftpool_blob_release(blob);
   ftpool_destroy(pool);
   EXPECT_EQ(memory.outstanding_bytes(), 0);
-  std::remove(a.c_str());
-  std::remove(b.c_str());
-  std::remove(dir.c_str());
 }
 
 } // namespace
