@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Compiler flags for the library's own C sources."""
 
 FTPOOL_COPTS = [

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Repositories that @ftpool//:ftpool needs; call ftpool_deps() from a WORKSPACE."""
 
 def _ftpool_third_party_impl(repository_ctx):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The library's cc_library, for its release build and its test variants."""
 
 load("@rules_cc//cc:defs.bzl", "cc_library")

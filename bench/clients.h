@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // What every benchmark shares: the fonts, the four variants, and a per-thread
 // client that opens and closes faces the way its variant does.
 #ifndef FTPOOL_BENCH_CLIENTS_H

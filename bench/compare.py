@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Turns a run of ftpool_bench (Google benchmark JSON) into the comparison.
 
 Prints, for each workload and thread count, items per second of each variant

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What shared fonts cost in memory: 16 threads each render with 8 fonts
 // (DejaVu Sans at 8 sizes), in three arrangements:
 //   shared_sizes  per-thread instances; fonts differing only in size share

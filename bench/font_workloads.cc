@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared fonts: one font object rendered from many threads.
 //
 // Variants:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // Shared fonts against the other ways of sharing one font between threads;
 // registered into ftpool_bench next to the face workloads.
 #ifndef FTPOOL_BENCH_FONT_WORKLOADS_H

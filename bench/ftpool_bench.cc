@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ftpool against the alternatives, side by side in one binary and one run.
 //
 // Variants:

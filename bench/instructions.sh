@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Instructions per operation at one thread, per variant, counted by callgrind:
 # deterministic, unlike wall time on a shared machine. Each count is the
 # difference between runs of 2N and N operations, so setup cancels out.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Runs one workload single-threaded, n times, for counting instructions
 // under callgrind (bench/instructions.sh): the difference between two values
 // of n is the cost of n operations, free of setup and of machine noise.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // The timing every benchmark of ftpool_bench shares.
 //
 // Google benchmark's own Threads() averages each thread's time from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * docs/design.pml: a Promela model of ftpool's per-thread context life cycle
  * and its cross-thread close protocol (docs/design.md, "A context" to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * docs/font.pml: a Promela model of a shared font's instance lifetime with
  * the per-thread backend (docs/design.md, "Shared fonts"), as lib/font.c,

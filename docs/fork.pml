@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * docs/fork.pml: a Promela model of ftpool's fork() recovery (docs/design.md,
  * "fork()" and "The fork model"), as lib/fork.c, lib/context.c and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Eight threads open, render and close faces through one pool; every other
  * face is closed by the next thread instead of its opener. Prints the pool's
  * statistics. Usage: demo [font.ttf] */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ftpool: FreeType from many threads, with no lock on the face paths.
  *

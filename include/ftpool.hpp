@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ftpool.hpp: C++ handles for ftpool. Header-only; needs C++17 or later.
 // The namespace is ftpool_cpp: C++ cannot have a namespace ftpool beside
 // ftpool.h's struct ftpool.

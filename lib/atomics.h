@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The only place that touches <stdatomic.h>. Each wrapper names its memory
  * order, so a call site reads as the protocol in docs/design.md; the order a

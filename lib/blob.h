@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Blobs: the immutable bytes of a font, shared by every thread and every
  * face opened on them, reference-counted.

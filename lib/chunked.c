@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "chunked.h"
 
 void ftpool__chunked_init(struct chunked *a) {

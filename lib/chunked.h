@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * An array that grows in chunks of 16, 32, 64, ... elements, each allocated
  * on first use and freed only with the array, so an element never moves

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A per-thread context: one FT_Library and the mailbox through which other
  * threads hand it faces to close. The protocol is docs/design.md's state

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The process-wide default pool, initialised by racing to publish: no caller
  * ever waits for another, so a caller holding any lock (a GIL) cannot form a

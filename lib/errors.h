@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Status codes, their messages and the per-thread FreeType error. */
 #ifndef FTPOOL_ERRORS_H
 #define FTPOOL_ERRORS_H

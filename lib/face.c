@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Opening and closing faces: argument checks and the per-face record. */
 #include <stdio.h>
 #include <string.h>

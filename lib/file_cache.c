@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "file_cache.h"
 
 #include <string.h>

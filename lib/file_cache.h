@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The pool's file cache: a path's current bytes as a shared blob, so opening
  * a face by path makes one stat() and no open/mmap/munmap on a hit.

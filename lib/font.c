@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared fonts: the description, its checks, and the public entry points,
  * which dispatch to the pool's backend. */
 #include <string.h>

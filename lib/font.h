@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shared fonts: the description every backend instantiates (ftpool.h,
  * "Shared fonts"). A font is immutable after ftpool_font_create except for

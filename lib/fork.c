@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "fork.h"
 
 #include <pthread.h>

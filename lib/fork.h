@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fork(): the child runs on with one thread, the one that forked. The fork
  * child handler runs in the child while that is still its only thread, so it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shared fonts in the per-thread backend: each context's instances of the
  * fonts its threads acquired. An *instance record* exists per font and

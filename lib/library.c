@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Creating a configured FT_Library, the same way for every backend. */
 #include "errors.h"
 #include "memory.h"

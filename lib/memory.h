@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Allocation through the pool's FT_Memory, so a test allocator sees all. */
 #ifndef FTPOOL_MEMORY_H
 #define FTPOOL_MEMORY_H

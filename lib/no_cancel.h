@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Thread cancellation stays off while ftpool runs user code (callbacks) or
  * reads files: their cancellation points (open, read, close, sleeps, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The per-thread backend: each thread holds its own context (an FT_Library),
  * found through a thread-specific key, so opening and closing its own faces

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the operating system gives ftpool beyond C11 and pthreads: a font
  * file's identity and its bytes, and whether fork() exists. One

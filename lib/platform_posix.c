@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* platform.h on POSIX systems: stat() for identity, open/pread for bytes. */
 #ifdef __APPLE__
 /* macOS hides its name for st_mtim (st_mtimespec) under _POSIX_C_SOURCE. */

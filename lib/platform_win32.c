@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * platform.h on Windows: paths are UTF-8, converted to UTF-16 for the wide
  * API; a file's identity is its volume's serial number and its file index

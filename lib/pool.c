@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The public entry points that dispatch to a pool's backend. */
 #include "pool.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What every backend shares: the pool header and the backend interface. */
 #ifndef FTPOOL_POOL_H
 #define FTPOOL_POOL_H

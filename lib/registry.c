@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "registry.h"
 
 void ftpool__registry_init(struct registry *r) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The pool's contexts: a push-only singly linked list. A context is
  * published once and freed only by ftpool_destroy, so readers walk it with no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The shared-mutex backend: one FT_Library for every thread and one mutex
  * around FT_Open_Face and FT_Done_Face, as Pillow fixed its free-threaded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared fonts in the shared-mutex backend: one face per font, opened on
  * the pool's library, and a recursive lock held from acquire to give back
  * (a thread may acquire a font it holds again). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Points where a test may stop a thread to widen a race window. Compiled in
  * only for the test build of the library (FTPOOL_TEST_HOOKS, BUILD's

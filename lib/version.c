@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "ftpool.h"
 
 /* Compiled into the library, so it reports the build actually linked, not the

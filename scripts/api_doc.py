@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Writes docs/api.md, the API reference, from include/ftpool.h's comments.
 
 The header is the one source: every declaration with the comment above it,
@@ -15,9 +16,10 @@ GENERATED = ("<!-- Generated from include/ftpool.h by scripts/api_doc.py; "
              "edit the header, then run\n"
              "     scripts/api_doc.py include/ftpool.h > docs/api.md -->")
 
-# Lines that only frame the declarations.
+# Lines that only frame the declarations (the licence line included).
 FRAME = re.compile(r'^(#ifndef FTPOOL_H|#define FTPOOL_H|#ifdef __cplusplus'
-                   r'|extern "C" \{|\}|#endif.*|#include .*)$')
+                   r'|extern "C" \{|\}|#endif.*|#include .*'
+                   r'|/\* SPDX-License-Identifier: .* \*/)$')
 
 NAME_PATTERNS = [
     re.compile(r'^#define (\w+)'),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Uses ftpool the way another Bazel workspace does: builds
 # examples/bazel_consumer (local_repository and ftpool_deps()), runs its
 # program and its test, then builds and runs

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Bazel and CMake glob lib/*.c; Meson cannot, and the Windows DLL's .def
 # file names each export. This fails when a list written out by hand has
 # drifted from what it lists:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The build without Bazel, as a consumer meets it: configures and builds the
 # library with CMake, installs it with a prefix given only at install time
 # (`cmake --install --prefix`), moves the installed tree elsewhere (both

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The main job: builds the benchmarks, runs ftpool's per-thread and
 # shared-mutex backends against raw FreeType and the naive way, side by side,
 # and prints the comparison. Installs what is missing first.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds FreeType with ThreadSanitizer, for `bazel test --config=tsan`:
 # Debian's libfreetype is not instrumented, so TSan cannot see a race inside
 # it. Takes Debian's own source of the installed libfreetype-dev's version

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Fuzzes ftpool with hostile fonts: builds test/fuzz/open_face_fuzzer.c and
 # lib/*.c with clang's libFuzzer, AddressSanitizer and UBSan (not with
 # Bazel), seeds a corpus from the system fonts and test/fuzz/regressions/,

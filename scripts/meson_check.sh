@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The Meson build, natively: builds ftpool with meson.build and runs the
 # GoogleTest suites (meson test); installs it into a staging directory
 # (DESTDIR, so its ftpool.pc must be relocatable to be found there) and

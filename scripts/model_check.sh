@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Model-checks the context protocol (docs/design.pml), its fork() recovery
 # (docs/fork.pml) and a shared font's instance lifetime (docs/font.pml) with
 # spin: each model must hold in every state (exhaustive

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Measures Pillow's text drawing throughput (examples/pillow/bench_text.py:
 # one shared font, and truetype() + draw per item, at 1, 2, 4 and 8 threads)
 # for each named Pillow build (scripts/pillow_variant.sh builds it if

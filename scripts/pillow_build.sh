@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds Pillow in place (setup.py build_ext --inplace) in a folder of its
 # own: a copy of the sources that scripts/pillow_fetch.sh unpacked, built
 # by the interpreter given, with FreeType and Raqm required and the other

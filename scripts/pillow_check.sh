@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Checks Pillow builds for the port of Pillow's FreeType layer onto ftpool.
 # For each variant (scripts/pillow_variant.sh makes it: sources fetched
 # through a private apt configuration and cached, Pillow built in place):

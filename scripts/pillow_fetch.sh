@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Fetches Pillow 11.1.0's sources, Debian trixie's `pillow` source package,
 # through scripts/trixie_apt.sh (a private apt configuration), and unpacks
 # them as released upstream (Debian's patches are not applied) into

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Provides the fonts of the Pillow threaded test and benchmark: DejaVu Sans
 # (bookworm's fonts-dejavu-core, installed by scripts/setup.sh) and a variable
 # font. Bookworm packages none (its fonts-cantarell has static instances

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds ftpool's static library (the CMake build, position-independent
 # objects) for the Pillow port to link into its extension, in
 # build/pillow/ftpool, rebuilding what changed. Prints the folder that holds

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs Pillow's own font tests, unmodified, on a Pillow build made by
 # scripts/pillow_build.sh, with the interpreter that built it: the whole of
 # Tests/test_imagefont.py, test_imagefontctl.py, test_font_leaks.py,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The Pillow builds that the check and the benchmark know, by name: makes
 # what the named one needs (its interpreter, Pillow built by that interpreter
 # in a folder of its own), reusing what is there, and prints one line:

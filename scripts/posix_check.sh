@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Keeps lib/ within C11 and POSIX.1-2008, so that nothing Linux- or
 # glibc-only slips in unnoticed: compiles every lib/*.c with GCC and Clang,
 # -std=c11 -D_POSIX_C_SOURCE=200809L -pedantic and warnings as errors, with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds a free-threaded CPython 3.13 (configure --disable-gil) from Debian
 # trixie's python3.13 source package, fetched through scripts/trixie_apt.sh,
 # into build/python3.13t/ (install/bin/python3.13t). Upstream's sources as

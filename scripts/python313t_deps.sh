@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Gives the free-threaded CPython of scripts/python313t_build.sh the pure
 # Python packages that building and testing Pillow need (setuptools, pytest
 # and what they import), from Debian trixie's own .deb files: downloaded

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the CPython extension examples/python (ftpool_text) with Debian's
 # Python and setuptools, out of tree under build/python, and runs its tests.
 # Installs the Debian packages it needs if any is missing. Prints one summary

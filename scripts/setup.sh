@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the Debian packages the build and the tests need (with `bench`,
 # what the benchmarks need too, and any other package named), if any is
 # missing. Safe to run again; does nothing when all are present. The other

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Soak: runs the per-thread stress test (16 threads a round, new threads every
 # round, a third of the faces closed by other threads) on one pool for a
 # given time, sampling the process's resident memory. After a warm-up it

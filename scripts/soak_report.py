@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Reads a soak run's rss.csv and says whether resident memory stayed flat.
 
 Flat: after the first fifth (warm-up), the median of the last fifth exceeds

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Every test: the Bazel test suite in four builds (plain, AddressSanitizer,
 # ThreadSanitizer against a FreeType built with it too, and
 # UndefinedBehaviorSanitizer), then the checks that run outside it: the unit

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs apt-get against Debian trixie (main) through a PRIVATE configuration
 # under build/apt-trixie: its own sources list, package lists and cache, so
 # the machine's own apt setup and lists are never read for sources nor

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The unit tests under valgrind's memcheck: any invalid read or write, use of
 # uninitialised memory, bad free, or byte definitely or indirectly lost fails
 # the run. (The stress tests are left out: valgrind runs one thread at a

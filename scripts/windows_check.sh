@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The Windows port, built and tested on Linux: cross-builds ftpool with
 # Debian's mingw-w64 (winpthreads) through meson.build, runs the GoogleTest
 # suites under wine (meson test), cross-builds it with CMakeLists.txt too,

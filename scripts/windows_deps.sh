@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Cross-builds what the Windows build of ftpool links, for x86_64 Windows
 # with Debian's mingw-w64: FreeType from Debian's source package (fetched with
 # a private apt configuration, so the machine's own is untouched) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every allocation can fail. A scenario that covers the API (create a pool,
 // open faces by path, from memory and on a blob in four threads, close some
 // from other threads, make a shared font and render with it on two threads,

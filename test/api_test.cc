@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Unit tests of every public function, on both backends.
 #include <atomic>
 #include <cstring>

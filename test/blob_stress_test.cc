@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Many threads opening, rendering and closing the same few font files
 // through the file cache, with a budget too small for all of them, while one
 // thread keeps replacing one of the files with a different font. Checks: no

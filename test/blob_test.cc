@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Blobs and the file cache, on both backends: hits, misses, replaced files,
 // collections, the byte budget, explicit blobs, and bad files.
 #include <atomic>

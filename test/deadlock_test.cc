@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The OnceLock deadlock: thread A holds a runtime lock (a mutex standing in
 // for Python's GIL) while it makes its first pool call; thread B's first call
 // is already running the configure callback, which needs that lock. With a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared fonts under load: 16 threads acquire, render and give back fonts
 // of many descriptions (sizes of one face, a variable font at several
 // coordinates, two faces of a CJK collection), some two at once; fonts are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared fonts: every path of ftpool_font_* on one or a few threads, every
 // bad input, with a counting allocator that must be back at zero after each
 // pool is destroyed. Concurrency is font_stress_test's.

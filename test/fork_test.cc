@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fork() while other threads hold contexts and faces: the child can use the
 // pool (the other threads' contexts count as abandoned there), the parent is
 // unaffected, nothing deadlocks.

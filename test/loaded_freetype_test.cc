@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which FreeType a test binary loads. Under --config=tsan it must be the
 // build of scripts/freetype_tsan.sh, whose code calls into ThreadSanitizer:
 // were it Debian's, TSan would be blind inside FreeType again and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The per-thread backend takes no lock and never waits: no object file of the
 # library except the shared-mutex backend's may reference a lock, a condition
 # variable, a blocking once, or a sleep. The shared-mutex object must: that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What lib/platform_*.c does, on every platform: UTF-8 paths (non-ASCII on
 // Windows goes through the wide API, not the ANSI code page), the file's
 // identity in the cache (a replacement with the same size and time is still

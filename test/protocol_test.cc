@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The per-thread backend's protocol, step by step: posting a close to a live
 // owner, draining on the owner's next call and at its exit, adopting an
 // exited owner's context, and recycling contexts across thread churn.

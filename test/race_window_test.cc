@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Races found by review, between fork() and the per-thread backend's
 // protocol and inside the file cache. The library's test hooks
 // (lib/test_hooks.h) stop a thread inside the window, so each test catches

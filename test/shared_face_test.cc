@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One FT_Face rendered by two threads at once. FreeType allows a face to be
 // used by one thread at a time, so the coming shared fonts must lock around
 // it; this is the check that catches them if they do not. The negative

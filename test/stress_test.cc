@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Many threads opening, rendering and closing faces, a third of the closes
 // made by another thread, threads exiting while their faces live on; on both
 // backends, and, as the negative control, on one unprotected FT_Library

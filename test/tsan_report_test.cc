@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FreeTypeRaceSummary on reports of the shapes ThreadSanitizer prints: the
 // negative controls are only as good as this reading of them.
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ftpool_version is how a program notices it runs against another build of
 // the shared library, so it must agree with the header it was built from.
 #include <string>

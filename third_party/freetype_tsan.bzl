@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """This workspace's FreeType: Debian's, or under --config=tsan an instrumented build.
 
 Debian's libfreetype is not built with ThreadSanitizer, so TSan cannot see

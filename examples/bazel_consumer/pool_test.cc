@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GoogleTest against @ftpool//:ftpool, from a workspace that only depends on
 // ftpool: the header, the library and FreeType all come through its target.
 #include <thread>

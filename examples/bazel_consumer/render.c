@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A consumer of @ftpool//:ftpool: four threads each open a font through one
  * pool and render a glyph; the main thread closes their faces after they
  * have exited. Exits non-zero on any failure. Usage: render [font.ttf] */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A program that uses an installed ftpool: threads open and render a face
  * each, the main thread closes them all, and any failure exits non-zero.
  * CI builds it through find_package (CMakeLists.txt) and pkg-config

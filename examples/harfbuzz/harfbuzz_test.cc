@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // HarfBuzz shaping on pool faces in 8 threads, several rounds, with faces
 // closed by their own thread, by a neighbour while the opener lives, and by
 // the main thread after the opener exited: every run must equal the

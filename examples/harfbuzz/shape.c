@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * HarfBuzz on faces from a pool: 8 threads shape the same paragraph, each on
  * a face of its own, and each thread's glyphs and positions are checked

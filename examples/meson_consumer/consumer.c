@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Renders a glyph from four threads through ftpool's default pool; exits
  * non-zero on any failure. Usage: consumer [font.ttf] */
 #define _POSIX_C_SOURCE 200809L /* pthreads under -std=c11 */

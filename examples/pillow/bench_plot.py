@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Tabulates and plots the results of bench_text.py: one JSON per variant.
 
 Prints two markdown tables, draws per second and draws per CPU-second, for

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Text drawing throughput of a Pillow build, from 1 to N threads.
 
 Each draw is one line, "Sphinx of black quartz, judge my vow" in DejaVu Sans

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Draws text from many threads with shared Pillow fonts, and checks every
 image byte for byte against the same drawing done on one thread.
 

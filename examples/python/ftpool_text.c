@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ftpool_text: a CPython extension that renders a line of text through an
  * ftpool pool, or through a shared font of the pool (Font), from any number

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Builds the ftpool_text extension: ftpool_text.c and the library's own
 sources, compiled into one module, so that nothing has to be installed first
 and ftpool's symbols stay private to the module.

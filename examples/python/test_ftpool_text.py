@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Tests of the ftpool_text extension: many Python threads at once, the
 configure callback calling back into Python, the GIL released around
 FreeType work, and shared fonts (Font). Run from this directory with the built module on the path,

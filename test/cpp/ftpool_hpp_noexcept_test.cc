@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ftpool.hpp built with -fno-exceptions: the try_ functions alone.
 #include <gtest/gtest.h>
 

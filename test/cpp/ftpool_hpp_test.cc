@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests of the C++ handles in ftpool.hpp, on both backends.
 #include <atomic>
 #include <cstddef>

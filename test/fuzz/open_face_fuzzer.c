@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: hostile font bytes through both of ftpool's backends.
  *

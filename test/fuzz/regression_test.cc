@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Replays the fuzzer's inputs without libFuzzer: every file in
 // test/fuzz/regressions/ (crashes the fuzzer found, and hand-made hostile
 // fonts), then DejaVu fonts whole, cut short and as a collection. The fuzz

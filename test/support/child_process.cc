@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "test/support/child_process.h"
 
 #include <cstdio>

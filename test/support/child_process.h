@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // Runs this test binary again in a child process with a time limit, for the
 // negative controls: runs that are expected to crash, race or hang.
 #ifndef FTPOOL_TEST_CHILD_PROCESS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // child_process.h on POSIX: fork, and exec of /proc/self/exe.
 #ifndef _WIN32
 #include "test/support/child_process.h"

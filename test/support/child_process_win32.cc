@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // child_process.h on Windows: no fork, so RunSelf starts this executable
 // again with CreateProcess; its output goes to a temporary file.
 #ifdef _WIN32

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "test/support/counting_memory.h"
 
 #include <cstdint>

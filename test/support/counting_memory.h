@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // An FT_Memory that counts what is outstanding, aborts on a double or foreign
 // free and scribbles over freed blocks, so leaks, list corruption and uses
 // after free show up as test failures. It can also fail one chosen

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "test/support/fonts.h"
 
 #include <cstdio>

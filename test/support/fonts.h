@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // The system fonts the tests use, and a deterministic rendering digest.
 #ifndef FTPOOL_TEST_FONTS_H
 #define FTPOOL_TEST_FONTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // Small helpers the pool tests share.
 #ifndef FTPOOL_TEST_POOL_TEST_UTIL_H
 #define FTPOOL_TEST_POOL_TEST_UTIL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "test/support/scratch_dir.h"
 
 #include <filesystem>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // A fresh directory under the system's temporary directory, removed with
 // its files; portable (std::filesystem), paths in UTF-8.
 #ifndef FTPOOL_TEST_SCRATCH_DIR_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GoogleTest's main, except that `--child=mode` runs a registered child mode
 // (see child_process.h) instead of the tests.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "test/support/tsan_report.h"
 
 #include <sstream>

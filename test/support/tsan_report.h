@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // Reads ThreadSanitizer's reports in a child's output, for the negative
 // controls that, under --config=tsan, must be caught as a data race inside
 // FreeType itself.

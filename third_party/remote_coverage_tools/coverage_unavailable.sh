@@ -1,3 +1,4 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 echo "coverage is not available in the offline build" >&2
 exit 1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Compiles only if @ftpool//:ftpool was built against this workspace's
  * @system_freetype: its `defines` reach every target that depends on it. */
 #ifndef OWN_FREETYPE

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Offline rules_cc for Bazel 4: the native C++ rules under their Starlark names.
 
 Debian's bazel-rules-cc needs a newer Bazel (it loads use_cpp_toolchain).
