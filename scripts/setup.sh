@@ -4,30 +4,47 @@
 # what the benchmarks need too, and any other package named), if any is
 # missing. Safe to run again; does nothing when all are present. The other
 # scripts call it with the packages of their own tools; with --only, just
-# those (for the checks that build without Bazel).
-# Usage: scripts/setup.sh [--only] [bench] [PACKAGE...]
+# those (for the checks that build without Bazel). With --list, prints the
+# packages it would install, one a line, and installs nothing:
+# scripts/packages_check.sh reads the lists from there, and fails when a
+# system file that a test, benchmark or example reads is in none of them.
+# Usage: scripts/setup.sh [--list] [--only] [bench] [PACKAGE...]
 set -euo pipefail
 
 base=(
   bazel-bootstrap bazel-rules-java bazel-platforms
   gcc g++ binutils
   libfreetype-dev libgtest-dev libbenchmark-dev
-  fonts-dejavu-core
+  # The tests' fonts (test/support/fonts.cc, examples/python): DejaVu, a
+  # variable font, and a large CJK collection.
+  fonts-dejavu-core fonts-inter-variable fonts-noto-cjk
   libharfbuzz-dev
   python3
+  # scripts/spdx_check.sh and the fresh-machine check read what git tracks.
+  git
 )
 packages=("${base[@]}")
+list=false
+if [ "${1:-}" = --list ]; then
+  list=true
+  shift
+fi
 if [ "${1:-}" = --only ]; then
   packages=()
   shift
 fi
 for arg in "$@"; do
   case "$arg" in
-  # A large CJK collection, where the cost of opening grows with size.
+  # The CJK collection is where the cost of opening grows with size.
   bench) packages+=(fonts-noto-cjk python3 python3-matplotlib) ;;
   *) packages+=("$arg") ;;
   esac
 done
+
+if $list; then
+  printf '%s\n' "${packages[@]}" | awk '!seen[$0]++'
+  exit 0
+fi
 
 missing=()
 for p in "${packages[@]}"; do
