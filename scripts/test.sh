@@ -31,6 +31,15 @@ step() {
   echo "=== $name: $result in $(($(date +%s) - start)) s"
 }
 
+# First, in seconds: every system file the sources name comes from a package
+# setup.sh installs, every file has its licence line, and each check catches
+# what it guards against.
+static_checks() {
+  scripts/packages_check.sh && scripts/packages_check.sh --self-test &&
+    scripts/spdx_check.sh && scripts/spdx_check.sh --self-test
+}
+step static static_checks
+
 bazel_test() { bazel test "$@" //... 2>&1 | tee -a "$log"; }
 for config in plain asan tsan ubsan; do
   flags=()
@@ -59,6 +68,9 @@ step "build lists" scripts/build_lists_check.sh
 step meson scripts/meson_check.sh
 step windows scripts/windows_check.sh
 step pillow scripts/pillow_check.sh
+# Last: setup.sh and the suite on a brand-new bookworm root, where nothing a
+# developer installed by hand can hide a missing package.
+step "fresh machine" scripts/fresh_check.sh
 
 if [ ${#failures[@]} -eq 0 ]; then
   echo "all tests passed"
