@@ -159,7 +159,10 @@ typedef struct ftpool_config {
   /* Bytes of font files the pool keeps in memory for ftpool_open_file, so
    * that opening a face by path reads the file once, not once per open.
    * 0 turns the cache off: every open by path is FreeType's own (it maps
-   * the file at each open and unmaps it at each close). */
+   * the file at each open and unmaps it at each close), and each font made
+   * from a path reads the file into bytes of its own, kept while the font
+   * or a face opened on them lives (its sizes still share faces: see
+   * "Shared fonts"). */
   size_t file_cache_bytes;
   /* Shared fonts (ftpool_font_*): each context keeps at most this many font
    * instances idle (created, not acquired right now), holding at most this
@@ -299,9 +302,13 @@ ftpool_status ftpool_blob_from_file(ftpool *pool, const char *path,
  * the pool. release runs on the thread that drops the last reference:
  * ftpool_blob_release, the close of the blob's last face (in ftpool_close,
  * in any call of the face's owner that carries out a posted close, at a
- * thread's exit), the last release of a font made on the blob, the
- * eviction of a font instance's face (in ftpool_font_give_back), or
- * ftpool_destroy. No lock of the pool's is held then: it may take the
+ * thread's exit), the last release of a font made on the blob (for an
+ * instance in another thread's context, in any call of that thread or at
+ * its exit), the eviction of a font instance's face to fit the budget (in
+ * ftpool_font_give_back, and in ftpool_font_acquire and ftpool_font_create,
+ * which may evict another font's instance), or ftpool_destroy. (The file
+ * cache's own evictions drop only blobs the pool read, which have none.)
+ * No lock of the pool's is held then: it may take the
  * caller's own locks and call into the pool (open, close, release other
  * blobs), except from ftpool_destroy. It must return (no longjmp,
  * pthread_exit); thread cancellation is kept off while it runs. */
@@ -350,9 +357,14 @@ ftpool_status ftpool_get_stats(ftpool *pool, ftpool_stats *stats);
  * each thread's context keeps an *instance* of the font (a face and an
  * FT_Size) created on first use and reused on every later acquire: finding
  * it takes no lock and no read-modify-write atomic. Fonts that differ only
- * in size share one face per context, with one FT_Size each. Instances
- * belong to contexts, not threads: a thread that exits leaves them warm for
- * the next thread that recycles its context. With the shared-mutex backend
+ * in size and charmap share one face per context, with one FT_Size each:
+ * fonts on the same blob, or made from paths naming the same version of
+ * one file (device, inode, size and modification time, as the file cache
+ * checks; with the cache on or off), with the same face index and
+ * coordinates. A face has one active size, so a font acquired while
+ * another font's instance on its face is acquired gets a face of its own.
+ * Instances belong to contexts, not threads: a thread that exits leaves
+ * them warm for the next thread that recycles its context. With the shared-mutex backend
  * each font has one face and a lock, held from acquire to give back (the
  * design Pillow 11 uses): a thread that holds several fonts at once must
  * then acquire them in one order, as with any set of locks, and a fork()
@@ -433,7 +445,9 @@ void ftpool_font_release(ftpool_font *font);
  * The calling thread's face for the font, set as the description says
  * (see "What a user may change" above), created on the thread's first
  * acquire of the font. Fails with FTPOOL_ERR_THREAD when called from a
- * thread-specific data destructor after the pool's own has run.
+ * thread-specific data destructor after the pool's own has run
+ * (per-thread backend), or when no thread-specific slot is left to record
+ * what the thread holds for its exit (shared-mutex backend).
  */
 ftpool_status ftpool_font_acquire(ftpool_font *font, FT_Face *face);
 
@@ -450,10 +464,12 @@ ftpool_status ftpool_font_give_back(ftpool_font *font, FT_Face face);
  * already gone: it may release fonts (its own font's last reference too),
  * blobs and faces; from ftpool_destroy, releasing fonts and closing faces
  * are no-ops, since the destroy frees them all. It must not acquire or
- * create a font (with the per-thread backend, on the thread whose context
- * the instance belongs to, that fails with FTPOOL_ERR_REENTRANT), nor call
- * ftpool_destroy. It must return; thread cancellation is kept off while it
- * runs. With the shared-mutex backend there is one instance per font.
+ * create a font of the pool: that fails with FTPOOL_ERR_REENTRANT (the
+ * destructor of replaced data too), except from a destructor that a
+ * font's last release runs for a per-thread context the releasing thread
+ * adopted, where it is not detected. Nor may it call ftpool_destroy. It
+ * must return; thread cancellation is kept off while it runs. With the
+ * shared-mutex backend there is one instance per font.
  */
 ftpool_status ftpool_font_set_instance_data(ftpool_font *font, FT_Face face,
                                             void *data,

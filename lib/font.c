@@ -10,6 +10,36 @@
 
 #include FT_MULTIPLE_MASTERS_H
 
+/*
+ * The pools whose instance data destructors this thread is running, the
+ * innermost first. Such a destructor may not acquire or create a font of
+ * its pool: the instance it belongs to may be in the middle of going, or
+ * (a replacement) acquired by the caller. The per-thread backend's own
+ * count covers its context only; this covers the other ways a destructor
+ * runs (a replacement, the shared-mutex backend). A list, not a flag: a
+ * destructor may release another pool's font, whose destructor runs inside.
+ */
+struct destroying_frame {
+  const ftpool *pool;
+  const struct destroying_frame *outer;
+};
+static _Thread_local const struct destroying_frame *destroying_data;
+
+static bool in_data_destructor(const ftpool *pool) {
+  for (const struct destroying_frame *f = destroying_data; f; f = f->outer)
+    if (f->pool == pool)
+      return true;
+  return false;
+}
+
+void ftpool__instance_data_destroy_in(ftpool *pool,
+                                      struct instance_data *data) {
+  struct destroying_frame frame = {pool, destroying_data};
+  destroying_data = &frame;
+  ftpool__instance_data_destroy(data);
+  destroying_data = frame.outer;
+}
+
 void ftpool_font_desc_init(ftpool_font_desc *desc) {
   if (desc)
     memset(desc, 0, sizeof *desc);
@@ -81,6 +111,8 @@ ftpool_status ftpool_font_create(ftpool *pool, const ftpool_font_desc *desc,
   *font = NULL;
   if (!desc_is_valid(desc))
     return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  if (in_data_destructor(pool))
+    return ftpool__fail(FTPOOL_ERR_REENTRANT);
   ftpool_font *made = NULL;
   ftpool_status status = new_font(pool, desc, &made);
   if (status != FTPOOL_OK)
@@ -115,6 +147,8 @@ ftpool_status ftpool_font_acquire(ftpool_font *font, FT_Face *face) {
   if (!font || !face)
     return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
   *face = NULL;
+  if (in_data_destructor(font->pool))
+    return ftpool__fail(FTPOOL_ERR_REENTRANT);
   return font->pool->backend->font_acquire(font, face);
 }
 
@@ -134,7 +168,7 @@ ftpool_status ftpool_font_set_instance_data(ftpool_font *font, FT_Face face,
     return ftpool__fail(FTPOOL_ERR_NOT_ACQUIRED);
   struct instance_data old = *slot;
   *slot = (struct instance_data){data, destroy};
-  ftpool__instance_data_destroy(&old);
+  ftpool__instance_data_destroy_in(font->pool, &old);
   return FTPOOL_OK;
 }
 
@@ -157,10 +191,19 @@ void ftpool__instance_data_destroy(struct instance_data *data) {
   }
 }
 
+/* Two blobs of one version of a file hold the same bytes: with the file
+ * cache off each font made from a path reads its own, and its sizes must
+ * still share a face. The face keeps a reference to the blob it was opened
+ * on, so its bytes outlive the font that opened it. */
+static bool same_bytes(const ftpool_blob *a, const ftpool_blob *b) {
+  return a == b || (a->identity.size != 0 && /* both from files */
+                    ftpool__same_identity(&a->identity, &b->identity));
+}
+
 bool ftpool__font_same_face(const ftpool_font *a, const FT_Fixed *coords,
                             FT_UInt num_coords, ftpool_blob *blob,
                             FT_Long face_index) {
-  return a->blob == blob && a->face_index == face_index &&
+  return same_bytes(a->blob, blob) && a->face_index == face_index &&
          a->num_coords == num_coords &&
          (num_coords == 0 ||
           memcmp(a->coords, coords, num_coords * sizeof *coords) == 0);

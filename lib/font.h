@@ -68,6 +68,10 @@ static inline bool ftpool__size_changed(FT_Size size,
  * the middle of it can never make it run twice. */
 void ftpool__instance_data_destroy(struct instance_data *data);
 
+/* The same, refusing acquire and create on pool from the destructor with
+ * FTPOOL_ERR_REENTRANT (on the calling thread, while it runs). */
+void ftpool__instance_data_destroy_in(ftpool *pool, struct instance_data *data);
+
 /* Frees the font; for backends, after font_gone or at destroy. */
 void ftpool__font_free(ftpool_font *font);
 

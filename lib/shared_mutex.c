@@ -129,13 +129,15 @@ static const struct backend shared_mutex_backend = {
 
 ftpool_status ftpool__shared_mutex_create(const ftpool_config *config,
                                           ftpool **out) {
+  ftpool_status status = ftpool__sm_fonts_init();
+  if (status != FTPOOL_OK)
+    return status;
   struct shared_mutex_pool *pool =
       ftpool__memory_alloc(config->memory, sizeof *pool);
   if (!pool)
     return ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
   ftpool__pool_init_header(&pool->base, &shared_mutex_backend, config);
-  ftpool_status status =
-      ftpool__library_new(&pool->base, &pool->memory, &pool->library);
+  status = ftpool__library_new(&pool->base, &pool->memory, &pool->library);
   if (status != FTPOOL_OK) {
     ftpool__memory_free(config->memory, pool);
     return status;

@@ -31,6 +31,10 @@ static inline struct shared_mutex_pool *as_shared(ftpool *pool) {
   return (struct shared_mutex_pool *)pool;
 }
 
+/* Makes the key through which a thread's exit gives back the fonts it
+ * holds; for ftpool_create, once per pool (the key is made once). */
+ftpool_status ftpool__sm_fonts_init(void);
+
 ftpool_status ftpool__sm_font_prepare(ftpool_font *font);
 ftpool_status ftpool__sm_font_acquire(ftpool_font *font, FT_Face *face);
 ftpool_status ftpool__sm_font_give_back(ftpool_font *font, FT_Face face);

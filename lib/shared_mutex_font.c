@@ -5,6 +5,8 @@
 #include "errors.h"
 #include "shared_mutex.h"
 
+/* One per font. Its lock is taken once per acquire not given back (`uses`
+ * times), so that the holder's exit can give them all back. */
 struct sm_font {
   struct sm_font *prev, *next; /* the pool's fonts */
   ftpool_font *font;
@@ -15,7 +17,68 @@ struct sm_font {
   size_t uses; /* under lock */
   size_t bytes;
   struct instance_data data;
+  /* While held: the holder's list of the fonts it holds (held_key), edited
+   * by the holder alone, under the fonts' locks. */
+  struct sm_font *held_prev, *held_next;
+  /* Its pool was destroyed while another thread (one a fork left behind)
+   * held it: leaked, never unlocked. */
+  bool orphaned;
 };
+
+/*
+ * The fonts each thread holds, as the value of a key whose destructor gives
+ * them back at the thread's exit, as the per-thread backend does: otherwise
+ * a dead thread would own each lock for ever and the next acquire block.
+ * Only the owner may unlock a mutex, and the destructor runs on it. One key
+ * for every pool of the backend, made once and never deleted; a key and not
+ * a _Thread_local, which MinGW frees from a destructor of its own.
+ */
+static pthread_key_t held_key;
+static pthread_once_t held_once = PTHREAD_ONCE_INIT;
+static int held_key_error;
+
+static void give_back_at_exit(void *first) {
+  for (struct sm_font *sm = first, *next; sm; sm = next) {
+    next = sm->held_next; /* before the unlock: another thread relinks it */
+    size_t uses = sm->uses;
+    sm->uses = 0;
+    if (!sm->orphaned)
+      while (uses--)
+        pthread_mutex_unlock(&sm->lock);
+  }
+}
+
+static void make_held_key(void) {
+  held_key_error = pthread_key_create(&held_key, give_back_at_exit);
+}
+
+ftpool_status ftpool__sm_fonts_init(void) {
+  pthread_once(&held_once, make_held_key);
+  return held_key_error ? ftpool__fail(FTPOOL_ERR_THREAD) : FTPOOL_OK;
+}
+
+/* Puts sm, just acquired, first in the caller's list; false when the key's
+ * slot cannot be allocated (the thread's first hold). */
+static bool hold(struct sm_font *sm) {
+  struct sm_font *first = pthread_getspecific(held_key);
+  if (pthread_setspecific(held_key, sm) != 0)
+    return false;
+  sm->held_prev = NULL;
+  sm->held_next = first;
+  if (first)
+    first->held_prev = sm;
+  return true;
+}
+
+/* Takes sm out of the caller's list. */
+static void unhold(struct sm_font *sm) {
+  if (sm->held_prev)
+    sm->held_prev->held_next = sm->held_next;
+  else
+    pthread_setspecific(held_key, sm->held_next); /* its slot exists */
+  if (sm->held_next)
+    sm->held_next->held_prev = sm->held_prev;
+}
 
 static ftpool_status open_font(struct shared_mutex_pool *pool,
                                ftpool_font *font, struct sm_font *sm) {
@@ -42,6 +105,7 @@ ftpool_status ftpool__sm_font_prepare(ftpool_font *font) {
   struct sm_font *sm = ftpool__memory_alloc(pool->base.memory, sizeof *sm);
   if (!sm)
     return ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
+  sm->orphaned = false;
   pthread_mutex_lock(&pool->mutex);
   size_t before = ftpool__library_memory_bytes(&pool->memory);
   ftpool_status status = open_font(pool, font, sm);
@@ -87,6 +151,11 @@ ftpool_status ftpool__sm_font_acquire(ftpool_font *font, FT_Face *face) {
     if (sm->face->charmap != sm->charmap)
       sm->face->charmap = sm->charmap; /* FT_Set_Charmap refuses NULL */
     FT_Set_Transform(sm->face, NULL, NULL);
+    if (!hold(sm)) {
+      sm->uses--;
+      pthread_mutex_unlock(&sm->lock);
+      return ftpool__fail(FTPOOL_ERR_THREAD);
+    }
   }
   *face = sm->face;
   return FTPOOL_OK;
@@ -109,7 +178,8 @@ ftpool_status ftpool__sm_font_give_back(ftpool_font *font, FT_Face face) {
   struct sm_font *sm = font->sm;
   if (!held_by_caller(sm, face))
     return ftpool__fail(FTPOOL_ERR_NOT_ACQUIRED);
-  sm->uses--;
+  if (--sm->uses == 0)
+    unhold(sm);
   pthread_mutex_unlock(&sm->lock);
   pthread_mutex_unlock(&sm->lock);
   return FTPOOL_OK;
@@ -137,7 +207,7 @@ void ftpool__sm_font_gone(ftpool_font *font) {
   struct shared_mutex_pool *pool = as_shared(font->pool);
   struct sm_font *sm = font->sm;
   /* Before the pool's lock: user code. */
-  ftpool__instance_data_destroy(&sm->data);
+  ftpool__instance_data_destroy_in(&pool->base, &sm->data);
   pthread_mutex_lock(&pool->mutex);
   unlink_font(pool, sm);
   FT_Done_Face(sm->face);
@@ -159,13 +229,27 @@ void ftpool__sm_fonts_destroy(struct shared_mutex_pool *pool) {
   /* Every destructor first, while every font is whole: one may hold
    * another font's reference (its release is a no-op now, but reads it). */
   for (struct sm_font *sm = pool->fonts; sm; sm = sm->next)
-    ftpool__instance_data_destroy(&sm->data);
+    ftpool__instance_data_destroy_in(&pool->base, &sm->data);
   while (pool->fonts) {
     struct sm_font *sm = pool->fonts;
     pool->fonts = sm->next;
     FT_Done_Face(sm->face); /* before the font drops its bytes */
-    pthread_mutex_destroy(&sm->lock);
     ftpool__font_free(sm->font);
+    /* No call overlaps this one and every thread that used the pool was
+     * joined, so a font still held is held by the caller, whose exit must
+     * not find it; or by a thread a fork() left behind (the forking one's
+     * lock too: its owner's id changed), which never exits here, and whose
+     * lock cannot be destroyed while locked: it is leaked, and the forking
+     * thread's exit, which may still find it in its list, skips it. */
+    if (pthread_mutex_trylock(&sm->lock) != 0) {
+      sm->orphaned = true;
+      continue;
+    }
+    if (sm->uses)
+      unhold(sm);
+    for (size_t locks = sm->uses + 1; locks; locks--)
+      pthread_mutex_unlock(&sm->lock);
+    pthread_mutex_destroy(&sm->lock);
     ftpool__memory_free(pool->base.memory, sm);
   }
 }
