@@ -118,10 +118,11 @@ typedef enum ftpool_backend {
 
 /*
  * Called once for every FT_Library the pool creates, on the thread that will
- * own it (per-thread backend: the thread's first call; shared-mutex backend:
- * inside ftpool_create), before the library is used. Set properties here
- * (FT_Property_Set, FT_Library_SetLcdFilter, ...). Return 0 on success; any
- * other value fails the call that needed the library with
+ * own it (per-thread backend: the thread's first call, twice, for the
+ * library of its plain faces and the library of its font faces;
+ * shared-mutex backend: inside ftpool_create), before the library is used. Set
+ * properties here (FT_Property_Set, FT_Library_SetLcdFilter, ...). Return 0 on
+ * success; any other value fails the call that needed the library with
  * FTPOOL_ERR_CONFIGURE and is kept as ftpool_last_ft_error. The pool never
  * waits on another thread while this runs and never holds a lock across it,
  * so it may take the caller's own locks (a GIL, say). It may use FreeType on
@@ -145,14 +146,14 @@ typedef struct ftpool_config {
   /* Allocator for every library and for the pool's own structures; NULL for
    * malloc. It must be thread-safe, return memory aligned as malloc's, and
    * outlive the pool. It is always called with this record; a library's
-   * blocks come with a few bytes more in front (their size, which the pool
-   * counts). When it fails, the call that needed the memory fails with
-   * FTPOOL_ERR_OUT_OF_MEMORY and the pool stays usable.
-   * It runs on any thread that calls into the pool or uses a pool face with
-   * FreeType, in ftpool_destroy, and at a thread's exit; with the
-   * shared-mutex backend, FreeType's open and close call it under the
-   * pool's mutex. So it must not call into any pool, nor wait for a thread
-   * that may; its own locks are fine, as malloc's are. */
+   * blocks come with a few bytes more in front (their size and the library
+   * they are counted for). When it fails, the call that needed the memory fails
+   * with FTPOOL_ERR_OUT_OF_MEMORY and the pool stays usable. It runs on any
+   * thread that calls into the pool or uses a pool face with FreeType, in
+   * ftpool_destroy, and at a thread's exit; with the shared-mutex backend,
+   * FreeType's open and close call it under the pool's mutex. So it must not
+   * call into any pool, nor wait for a thread that may; its own locks are fine,
+   * as malloc's are. */
   FT_Memory memory;
   ftpool_configure_fn configure; /* may be NULL */
   void *configure_arg;
@@ -164,15 +165,20 @@ typedef struct ftpool_config {
    * or a face opened on them lives (its sizes still share faces: see
    * "Shared fonts"). */
   size_t file_cache_bytes;
-  /* Shared fonts (ftpool_font_*): each context keeps at most this many font
-   * instances idle (created, not acquired right now), holding at most this
-   * many bytes (as FreeType allocated them through `memory`), and evicts
-   * the least recently used beyond that. 0 keeps none idle. Instances in
-   * use are never evicted, so the pool's font memory stays within contexts
-   * x these limits plus the instances in use (a face shared by sizes counts
-   * as idle while none of its instances is acquired). The shared-mutex
-   * backend ignores both: it keeps one face per font, until the font goes.
-   */
+  /* Shared fonts (ftpool_font_*), per-thread backend. Each context keeps at
+   * most font_idle_instances instances idle (created, not acquired right
+   * now), evicting the least recently given back beyond that; 0 keeps none
+   * idle. Its font memory is what FreeType holds for its font faces (they
+   * have a library of their own): the faces, their sizes and glyph slots,
+   * and what a user makes from them (an FT_Glyph) until it is freed, as
+   * FreeType allocated it through `memory`. After every give-back, and
+   * every ftpool_font_create, a context's font memory is at most
+   * font_idle_bytes, or else nothing of it is idle: idle instances are
+   * evicted, least recently given back first, until one holds. Instances in
+   * use are never evicted, so the pool's font memory stays within
+   *   contexts x font_idle_bytes + the font memory of the faces in use.
+   * The shared-mutex backend ignores both: it keeps one face per font,
+   * until the font goes. */
   size_t font_idle_instances;
   size_t font_idle_bytes;
 } ftpool_config;
@@ -212,9 +218,9 @@ typedef struct ftpool_stats {
   /* Shared fonts. Instances are per-context faces (or, with the
    * shared-mutex backend, each font's one face); "reused" counts an
    * instance acquired by another thread than the one that created it (its
-   * context was recycled). Bytes are FreeType's allocations attributed to
-   * instances: those made while creating one, or while it was the latest
-   * instance its thread acquired and had not given back. */
+   * context was recycled). font_instance_bytes is the font memory of
+   * font_idle_bytes, summed over the contexts (shared-mutex backend: what
+   * opening each font's face allocated). */
   size_t fonts;                  /* fonts created and not yet released */
   size_t font_instances;         /* instances that hold a face and size */
   size_t font_instances_created; /* since the pool was created */
@@ -250,7 +256,9 @@ ftpool_status ftpool_default(ftpool **pool);
 
 /*
  * The calling thread's FT_Library (per-thread backend), created on the
- * thread's first call; with the shared-mutex backend, the one shared library,
+ * thread's first call, the one its plain faces are opened on (faces
+ * acquired from fonts are on another of the thread's libraries); with the
+ * shared-mutex backend, the one shared library,
  * which is only safe to use for calls that do not create or destroy faces.
  * Fails with FTPOOL_ERR_THREAD when called from a thread-specific data
  * destructor after the pool's own has run (the thread is exiting and could
@@ -364,11 +372,12 @@ ftpool_status ftpool_get_stats(ftpool *pool, ftpool_stats *stats);
  * coordinates. A face has one active size, so a font acquired while
  * another font's instance on its face is acquired gets a face of its own.
  * Instances belong to contexts, not threads: a thread that exits leaves
- * them warm for the next thread that recycles its context. With the shared-mutex backend
- * each font has one face and a lock, held from acquire to give back (the
- * design Pillow 11 uses): a thread that holds several fonts at once must
- * then acquire them in one order, as with any set of locks, and a fork()
- * while another thread holds a font leaves that font locked in the child.
+ * them warm for the next thread that recycles its context. With the
+ * shared-mutex backend each font has one face and a lock, held from acquire to
+ * give back (the design Pillow 11 uses): a thread that holds several fonts at
+ * once must then acquire them in one order, as with any set of locks, and a
+ * fork() while another thread holds a font leaves that font locked in the
+ * child.
  *
  * What a user may change on an acquired face: the face comes back, on every
  * acquire, with the font's size active and set, its charmap selected and no

@@ -5,7 +5,7 @@
 #include "test_hooks.h"
 
 void ftpool__context_init(struct context *c, ftpool *pool, size_t index,
-                          FT_Library library) {
+                          FT_Library library, FT_Library font_library) {
   c->next = NULL;
   c->pool = pool;
   c->index = index;
@@ -13,7 +13,7 @@ void ftpool__context_init(struct context *c, ftpool *pool, size_t index,
   word_init(&c->mail, CONTEXT_HELD);
   c->pending = NULL;
   c->draining = false;
-  ftpool__fonts_init(&c->fonts);
+  ftpool__fonts_init(&c->fonts, font_library);
   counter_init(&c->opened);
   counter_init(&c->closed);
   counter_init(&c->drained);
@@ -57,9 +57,7 @@ static void carry_out(struct context *c, struct mail *m, bool from_pending) {
     c->pending = m->next;
   ftpool_blob *blob;
   if (kind == MAIL_CLOSE_FACE) {
-    ftpool__fonts_untracked_begin(c);
     blob = ftpool__face_done((struct face_rec *)m);
-    ftpool__fonts_untracked_end(c);
   } else {
     blob = ftpool__instance_gone(c, m);
   }

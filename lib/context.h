@@ -53,9 +53,10 @@ struct context {
   atomic_word quarantined; /* holder gone in the middle of an edit */
 };
 
-/* A new context, HELD by the caller, not yet published. */
+/* A new context, HELD by the caller, not yet published; font_library was
+ * made with c->fonts.memory. */
 void ftpool__context_init(struct context *c, ftpool *pool, size_t index,
-                          FT_Library library);
+                          FT_Library library, FT_Library font_library);
 
 /* FREE -> HELD; true if the caller is now the holder. */
 bool ftpool__context_try_claim(struct context *c);

@@ -8,6 +8,7 @@
 #include "fork.h"
 #include "memory.h"
 
+#include FT_MODULE_H
 #include FT_SIZES_H
 
 /* A face opened for instances; fonts with the same bytes, face index and
@@ -22,7 +23,6 @@ struct font_face {
   FT_Fixed *coords;
   FT_UInt num_coords;
   FT_CharMap default_charmap; /* FreeType's choice at open */
-  size_t bytes; /* allocated by its open: the face's own, not an instance's */
   size_t instances;
   struct instance *acquired; /* the instance acquired on it, or NULL */
 };
@@ -35,7 +35,6 @@ struct instance {
   FT_Size_Metrics metrics; /* as set: shows a user's own size change */
   FT_CharMap charmap;
   size_t uses;            /* acquires not given back */
-  size_t bytes;           /* attributed (font_state, "bytes") */
   size_t last_used;       /* the LRU clock at its last give-back */
   uint64_t thread;        /* the last thread that acquired it */
   struct instance *outer; /* `current` when it was acquired */
@@ -45,62 +44,30 @@ struct instance {
   bool gone;                    /* its font went while it was acquired */
 };
 
-/* Marks a face as a font face (generic.data is its struct font_face): the
- * faces ftpool_close refuses and give_back accepts. */
-static void font_face_finalize(void *object) { (void)object; }
-
-void ftpool__fonts_init(struct font_state *s) {
-  memset(s, 0, sizeof *s);
+void ftpool__fonts_init(struct font_state *s, FT_Library library) {
+  s->library = library;
+  s->base = ftpool__library_memory_bytes(&s->memory);
+  s->records = NULL;
+  s->faces = NULL;
+  s->current = NULL;
+  s->idle_count = 0;
+  s->clock = 0;
+  s->destroying = 0;
   word_init(&s->in_use, 0);
   counter_init(&s->instances);
   counter_init(&s->created);
   counter_init(&s->reused);
   counter_init(&s->evicted);
-  counter_init(&s->bytes);
   counter_init(&s->face_count);
 }
 
-/* --- bytes ----------------------------------------------------------------
- * A font face's bytes are what its open allocated; they are idle while no
- * instance on the face is acquired. An instance's bytes are what the
- * context's library allocated (net) while the instance was being made, or
- * while it was the latest instance its thread acquired and had not given
- * back: at each such event the bytes since the last one go to `current`.
- * What the library allocates or frees for anything else (a face closed
- * with its instance, a plain face opened or closed while a font is
- * acquired) moves the mark without being attributed. */
-
-static void add_bytes(struct font_state *s, struct instance *inst, size_t added,
-                      size_t removed) {
-  if (removed > inst->bytes + added)
-    removed = inst->bytes + added;
-  inst->bytes = inst->bytes + added - removed;
-  counter_add_single_writer(&s->bytes, added);
-  counter_sub_single_writer(&s->bytes, removed);
+/* What FreeType holds for the context's font faces: the faces, their sizes
+ * and glyph slots, and what a user made from them (an FT_Glyph) until it is
+ * freed. Relaxed: the holder's own count, or a statistic. */
+static size_t font_bytes(struct font_state *s) {
+  size_t bytes = ftpool__library_memory_bytes(&s->memory);
+  return bytes > s->base ? bytes - s->base : 0;
 }
-
-static void attribute_change(struct context *c, size_t live) {
-  struct font_state *s = &c->fonts;
-  if (s->current)
-    add_bytes(s, s->current, live > s->mark ? live - s->mark : 0,
-              live < s->mark ? s->mark - live : 0);
-  s->mark = live;
-}
-
-/* Inline: on the acquire path, nothing was allocated since the last time. */
-static inline void attribute(struct context *c) {
-  size_t live = ftpool__library_memory_bytes(&c->memory);
-  if (live != c->fonts.mark)
-    attribute_change(c, live);
-}
-
-static void skip_bytes(struct context *c) {
-  c->fonts.mark = ftpool__library_memory_bytes(&c->memory);
-}
-
-void ftpool__fonts_untracked_begin(struct context *c) { attribute(c); }
-
-void ftpool__fonts_untracked_end(struct context *c) { skip_bytes(c); }
 
 /* --- font faces and sizes ------------------------------------------------ */
 
@@ -125,11 +92,10 @@ static ftpool_status open_face(struct context *c, ftpool_font *font,
       memcpy(coords, font->coords, font->num_coords * sizeof *coords);
   }
   ftpool_status status = FTPOOL_OK;
-  size_t before = ftpool__library_memory_bytes(&c->memory);
   if (!ff || (font->num_coords && !coords))
     status = ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
   else
-    status = ftpool__font_open_face(font, c->library, &ff->face);
+    status = ftpool__font_open_face(font, c->fonts.library, &ff->face);
   if (status != FTPOOL_OK) {
     ftpool__memory_free(memory, coords);
     ftpool__memory_free(memory, ff);
@@ -142,13 +108,6 @@ static ftpool_status open_face(struct context *c, ftpool_font *font,
   ff->coords = coords;
   ff->num_coords = font->num_coords;
   ff->default_charmap = ff->face->charmap;
-  size_t after = ftpool__library_memory_bytes(&c->memory);
-  ff->bytes = after > before ? after - before : 0;
-  counter_add_single_writer(&c->fonts.bytes, ff->bytes);
-  c->fonts.idle_bytes += ff->bytes;
-  c->fonts.mark += ff->bytes; /* not the instance's */
-  ff->face->generic.data = ff;
-  ff->face->generic.finalizer = font_face_finalize;
   ff->next = c->fonts.faces;
   c->fonts.faces = ff;
   counter_bump_single_writer(&c->fonts.face_count);
@@ -166,8 +125,6 @@ static ftpool_blob *close_face_if_unused(struct context *c,
   while (*link != ff)
     link = &(*link)->next;
   *link = ff->next;
-  counter_sub_single_writer(&c->fonts.bytes, ff->bytes);
-  c->fonts.idle_bytes -= ff->bytes;
   FT_Done_Face(ff->face);
   ftpool_blob *blob = ff->blob;
   FT_Memory memory = blob->pool->memory;
@@ -228,23 +185,11 @@ static ftpool_status make_instance(struct context *c, struct instance *inst,
  * a blob reference to drop after it. */
 static ftpool_blob *unmake_instance(struct context *c, struct instance *inst) {
   struct font_face *ff = inst->face;
-  size_t before = ftpool__library_memory_bytes(&c->memory);
   FT_Done_Size(inst->size);
-  size_t after = ftpool__library_memory_bytes(&c->memory);
-  /* What the instance's glyph loads left on the face (the glyph slot's
-   * bitmap, the loader's buffers) stays with the face, and in its books. */
-  size_t freed = before > after ? before - after : 0;
-  size_t kept = inst->bytes > freed ? inst->bytes - freed : 0;
   inst->face = NULL;
   inst->size = NULL;
-  add_bytes(&c->fonts, inst, 0, inst->bytes);
   counter_sub_single_writer(&c->fonts.instances, 1);
-  if (--ff->instances) {
-    ff->bytes += kept;
-    counter_add_single_writer(&c->fonts.bytes, kept);
-    if (!ff->acquired)
-      c->fonts.idle_bytes += kept;
-  }
+  ff->instances--;
   return close_face_if_unused(c, ff);
 }
 
@@ -254,14 +199,11 @@ static bool is_idle(const struct instance *inst) {
   return inst->face && inst->uses == 0;
 }
 
-static void count_idle(struct font_state *s, struct instance *inst, bool in) {
-  if (in) {
+static void count_idle(struct font_state *s, bool in) {
+  if (in)
     s->idle_count++;
-    s->idle_bytes += inst->bytes;
-  } else {
+  else
     s->idle_count--;
-    s->idle_bytes -= inst->bytes;
-  }
 }
 
 /* A user's destructor runs last, once the records are consistent again, so
@@ -288,19 +230,21 @@ static struct instance_data take_data(struct instance *inst) {
 static void evict(struct context *c, struct instance *inst) {
   struct instance_data data = take_data(inst);
   ftpool__context_enter(c);
-  attribute(c);
-  count_idle(&c->fonts, inst, false);
+  count_idle(&c->fonts, false);
   ftpool_blob *blob = unmake_instance(c, inst);
-  skip_bytes(c);
   counter_bump_single_writer(&c->fonts.evicted);
   ftpool__context_leave(c);
   ftpool__blob_drop(blob);
   destroy_data(c, &data);
 }
 
-static bool over_budget(const struct font_state *s, const ftpool *pool) {
+/* The byte budget holds the context's whole font memory, in use or not, to
+ * the limit as long as something idle is left to evict: idle faces do not
+ * change, so whatever the count has beyond the limit is in use or made
+ * from faces in use, and that is the bound ftpool.h promises. */
+static bool over_budget(struct font_state *s, const ftpool *pool) {
   return s->idle_count > pool->font_idle_instances ||
-         s->idle_bytes > pool->font_idle_bytes;
+         (s->idle_count && font_bytes(s) > pool->font_idle_bytes);
 }
 
 /* Evicts the least recently given back until the idle ones fit. */
@@ -380,26 +324,20 @@ static struct instance *ready_instance(struct context *c, ftpool_font *font,
     *status = ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
     return NULL;
   }
-  attribute(c);
   *status = make_instance(c, inst, font);
-  size_t live = ftpool__library_memory_bytes(&c->memory);
   if (*status != FTPOOL_OK) {
-    c->fonts.mark = live;
     if (fresh)
       ftpool__memory_free(c->memory.pool_memory, inst);
     ftpool__context_leave(c);
     return NULL;
   }
-  add_bytes(&c->fonts, inst, live > c->fonts.mark ? live - c->fonts.mark : 0,
-            0);
-  c->fonts.mark = live;
   if (fresh) {
     link_record(&c->fonts, inst);
     *slot = inst;
   }
   inst->thread = ftpool__thread_id();
   inst->last_used = ++c->fonts.clock;
-  count_idle(&c->fonts, inst, true);
+  count_idle(&c->fonts, true);
   ftpool__context_leave(c);
   return inst;
 }
@@ -458,9 +396,7 @@ ftpool_status ftpool__instance_acquire(struct context *c, ftpool_font *font,
     return status;
   struct font_state *s = &c->fonts;
   ftpool__context_enter(c);
-  attribute(c);
-  count_idle(s, inst, false);
-  s->idle_bytes -= inst->face->bytes;
+  count_idle(s, false);
   inst->uses = 1;
   inst->face->acquired = inst;
   inst->outer = s->current;
@@ -477,15 +413,15 @@ ftpool_status ftpool__instance_acquire(struct context *c, ftpool_font *font,
 }
 
 /* The instance behind a face this context's holder acquired from font, or
- * NULL. */
+ * NULL. Looked for among the context's acquired instances, by the face's
+ * address alone: a face given back may be closed already (evicted), and
+ * one that another thread acquired is not in this chain. */
 static struct instance *acquired_instance(struct context *c, ftpool_font *font,
                                           FT_Face face) {
-  if (face->generic.finalizer != font_face_finalize)
-    return NULL;
-  struct font_face *ff = face->generic.data;
-  if (ff->context != c || !ff->acquired || ff->acquired->font != font)
-    return NULL;
-  return ff->acquired;
+  for (struct instance *i = c->fonts.current; i; i = i->outer)
+    if (i->face->face == face && i->font == font)
+      return i;
+  return NULL;
 }
 
 static void drop_record(struct context *c, struct instance *inst);
@@ -494,7 +430,6 @@ static void drop_record(struct context *c, struct instance *inst);
 static void put_down(struct context *c, struct instance *inst) {
   struct font_state *s = &c->fonts;
   ftpool__context_enter(c);
-  attribute(c);
   inst->uses = 0;
   inst->face->acquired = NULL;
   if (s->current == inst)
@@ -507,8 +442,7 @@ static void put_down(struct context *c, struct instance *inst) {
       }
   word_store_relaxed(&s->in_use, word_load_relaxed(&s->in_use) - 1);
   inst->last_used = ++s->clock;
-  count_idle(s, inst, true);
-  s->idle_bytes += inst->face->bytes;
+  count_idle(s, true);
   ftpool__context_leave(c);
   if (inst->gone)
     drop_record(c, inst);
@@ -570,13 +504,11 @@ static void free_record(struct context *c, struct instance *inst) {
  * frees it; returns a blob reference to drop after the bracket. */
 static ftpool_blob *unmake_record(struct context *c, struct instance *inst) {
   ftpool_blob *blob = NULL;
-  attribute(c);
   if (inst->face) {
-    count_idle(&c->fonts, inst, false);
+    count_idle(&c->fonts, false);
     blob = unmake_instance(c, inst);
   }
   free_record(c, inst);
-  skip_bytes(c);
   return blob;
 }
 
@@ -622,12 +554,10 @@ void ftpool__fonts_destroy(struct context *c, ftpool_font **dead) {
     }
     free_record(c, inst);
   }
-}
-
-void ftpool__fonts_destroy_faces(struct context *c) {
-  while (c->fonts.faces) {
-    struct font_face *ff = c->fonts.faces;
-    c->fonts.faces = ff->next;
+  FT_Done_Library(s->library); /* closes the faces */
+  while (s->faces) {
+    struct font_face *ff = s->faces;
+    s->faces = ff->next;
     FT_Memory memory = ff->blob->pool->memory;
     ftpool__blob_drop(ff->blob);
     ftpool__memory_free(memory, ff->coords);
@@ -640,6 +570,6 @@ void ftpool__fonts_stats(struct font_state *s, ftpool_stats *stats) {
   stats->font_instances_created += counter_load_relaxed(&s->created);
   stats->font_instances_reused += counter_load_relaxed(&s->reused);
   stats->font_instances_evicted += counter_load_relaxed(&s->evicted);
-  stats->font_instance_bytes += counter_load_relaxed(&s->bytes);
+  stats->font_instance_bytes += font_bytes(s);
   stats->font_faces += counter_load_relaxed(&s->face_count);
 }

@@ -16,6 +16,7 @@
 
 #include "atomics.h"
 #include "font.h"
+#include "memory.h"
 #include "pool.h"
 
 struct context;
@@ -23,13 +24,18 @@ struct instance;
 struct font_face;
 
 struct font_state {
+  /* Font faces live in a library of their own, so that its count holds
+   * their bytes and nothing else: what plain faces, ftpool_library users
+   * and destructors allocate or free goes through the context's other
+   * library. The budget is checked against this count, not estimated. */
+  FT_Library library;
+  struct library_memory memory;
+  size_t base;              /* the library's own bytes, before any face */
   struct instance *records; /* every record of the context */
   struct font_face *faces;  /* faces open for instances */
   struct instance *current; /* the latest acquired, not given back */
   size_t idle_count;        /* instances with a face, not acquired */
-  size_t idle_bytes;        /* their bytes */
   size_t clock;             /* give-backs so far: the LRU's clock */
-  size_t mark;              /* library bytes at the last attribution */
   int destroying;           /* user destructors running (none may acquire) */
   /* Acquired instances; read by a fork() child handler too. */
   atomic_word in_use;
@@ -38,11 +44,11 @@ struct font_state {
   atomic_counter created;
   atomic_counter reused;
   atomic_counter evicted;
-  atomic_counter bytes;
   atomic_counter face_count;
 };
 
-void ftpool__fonts_init(struct font_state *s);
+/* s->memory must be the memory the library was made with. */
+void ftpool__fonts_init(struct font_state *s, FT_Library library);
 
 /* Holder only. prepare makes (or finds) the context's instance of a new
  * font without acquiring it; acquire and give_back are the public
@@ -70,21 +76,14 @@ struct instance_data ftpool__instance_gone_take_data(struct mail *m);
 ftpool_blob *ftpool__instance_gone(struct context *c, struct mail *m);
 void ftpool__instance_gone_after(struct context *c, struct instance_data *data);
 
-/* Holder only, around what the context's library allocates or frees for
- * something other than an instance (a plain face opened or closed), so
- * that those bytes are not counted as an acquired instance's. */
-void ftpool__fonts_untracked_begin(struct context *c);
-void ftpool__fonts_untracked_end(struct context *c);
-
 /* Holder only: the thread is leaving the context (its exit), so whatever it
  * still has acquired is given back. */
 void ftpool__fonts_thread_gone(struct context *c, ftpool *pool);
 
-/* ftpool_destroy, before FT_Done_Library: runs the instances' destructors,
- * frees the records, and adds every font still referenced to *dead (once
- * each). After FT_Done_Library: frees the font faces' records. */
+/* ftpool_destroy: runs the instances' destructors, frees the records, and
+ * adds every font still referenced to *dead (once each); then the fonts'
+ * library goes with every face, and the font faces' records. */
 void ftpool__fonts_destroy(struct context *c, ftpool_font **dead);
-void ftpool__fonts_destroy_faces(struct context *c);
 
 void ftpool__fonts_stats(struct font_state *s, ftpool_stats *stats);
 

@@ -45,10 +45,22 @@ void ftpool__memory_free(FT_Memory memory, void *block) {
     memory->free(memory, block);
 }
 
-/* Room for the size in front of each block, keeping malloc's alignment. */
-#define HEADER                                                                 \
-  (_Alignof(max_align_t) > sizeof(size_t) ? _Alignof(max_align_t)              \
-                                          : sizeof(size_t))
+/* In front of each block: its size and the account it is counted in. A
+ * block made through one library may be freed through another (FreeType
+ * objects that refer to two libraries, a stroker's and a glyph's), and each
+ * library's count must stay its own: the block says whose it is. */
+struct block_header {
+  size_t size;
+  struct library_memory *owner;
+};
+
+/* The header's room, keeping malloc's alignment. */
+#define ROUND_UP(n, a) (((n) + (a)-1) / (a) * (a))
+#define HEADER ROUND_UP(sizeof(struct block_header), _Alignof(max_align_t))
+
+static struct block_header *header_of(void *block) {
+  return (struct block_header *)((char *)block - HEADER);
+}
 
 static void *counted_alloc(FT_Memory memory, long size) {
   struct library_memory *m = memory->user;
@@ -59,21 +71,18 @@ static void *counted_alloc(FT_Memory memory, long size) {
     counter_add_relaxed(&m->failures, 1);
     return NULL;
   }
-  memcpy(block, &(size_t){(size_t)size}, sizeof(size_t));
+  memcpy(block, &(struct block_header){(size_t)size, m},
+         sizeof(struct block_header));
   counter_add_relaxed(&m->bytes, (size_t)size);
   return block + HEADER;
 }
 
-static size_t size_of(const char *block) {
-  size_t size;
-  memcpy(&size, block - HEADER, sizeof size);
-  return size;
-}
-
 static void counted_free(FT_Memory memory, void *block) {
   struct library_memory *m = memory->user;
-  counter_sub_relaxed(&m->bytes, size_of(block));
-  m->pool_memory->free(m->pool_memory, (char *)block - HEADER);
+  struct block_header h;
+  memcpy(&h, header_of(block), sizeof h);
+  counter_sub_relaxed(&h.owner->bytes, h.size);
+  m->pool_memory->free(m->pool_memory, header_of(block));
 }
 
 static void *counted_realloc(FT_Memory memory, long cur_size, long new_size,
@@ -81,17 +90,20 @@ static void *counted_realloc(FT_Memory memory, long cur_size, long new_size,
   struct library_memory *m = memory->user;
   if ((unsigned long)new_size > LONG_MAX - HEADER)
     return NULL;
-  size_t old = size_of(block);
+  struct block_header h;
+  memcpy(&h, header_of(block), sizeof h);
   char *moved =
       m->pool_memory->realloc(m->pool_memory, cur_size + (long)HEADER,
-                              new_size + (long)HEADER, (char *)block - HEADER);
+                              new_size + (long)HEADER, header_of(block));
   if (!moved) {
     counter_add_relaxed(&m->failures, 1);
     return NULL;
   }
-  memcpy(moved, &(size_t){(size_t)new_size}, sizeof(size_t));
-  counter_add_relaxed(&m->bytes, (size_t)new_size);
-  counter_sub_relaxed(&m->bytes, old);
+  /* The block stays its first owner's, whichever library grows it. */
+  memcpy(moved, &(struct block_header){(size_t)new_size, h.owner},
+         sizeof(struct block_header));
+  counter_add_relaxed(&h.owner->bytes, (size_t)new_size);
+  counter_sub_relaxed(&h.owner->bytes, h.size);
   return moved + HEADER;
 }
 

@@ -24,11 +24,11 @@ void ftpool__memory_free(FT_Memory memory, void *block);
 /*
  * The FT_Memory a library allocates through, kept beside the library for its
  * whole life. It forwards to the pool's allocator and counts the bytes the
- * library holds (each block carries its size in a small header), which is
- * what shared fonts measure their instances by. While the library is being
- * built it also counts failed allocations, because FT_Add_Default_Modules
- * skips a module it could not allocate without saying so, which would leave
- * a library that can never open that module's fonts.
+ * library holds (each block carries its size and its account in a small
+ * header), which is what shared fonts measure their budget by. While the
+ * library is being built it also counts failed allocations, because
+ * FT_Add_Default_Modules skips a module it could not allocate without saying
+ * so, which would leave a library that can never open that module's fonts.
  */
 struct library_memory {
   struct FT_MemoryRec_ rec; /* what FT_New_Library is given */
