@@ -313,6 +313,8 @@ constexpr size_t kMinRenders = 2000;
 class FontStressTest : public ::testing::TestWithParam<ftpool_backend> {};
 
 TEST_P(FontStressTest, RendersStayRightAndMemoryStaysBounded) {
+  ASSERT_FONT_PRESENT(kVariable);
+  ASSERT_FONT_PRESENT(kCjk);
   const std::vector<Description> d = Descriptions();
   for (const Description &x : d)
     ASSERT_NE(x.digest, 0u) << x.path;
@@ -350,6 +352,8 @@ const bool registered = RegisterChildMode("shared-face", &SharedFaceChild);
 // The negative control: the same workers on shared faces with no lock must
 // be caught, by wrong renders, a crash or a sanitizer report.
 TEST(FontStressTest, CatchesAFaceSharedWithNoLock) {
+  ASSERT_FONT_PRESENT(kVariable);
+  ASSERT_FONT_PRESENT(kCjk);
   for (int attempt = 1; attempt <= 3; ++attempt) {
     ChildResult child = RunSelf("shared-face", 120);
     if (!(child.exited && child.exit_code == 0)) {

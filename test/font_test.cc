@@ -253,6 +253,7 @@ TEST_P(FontTest, SeveralFontsHeldAtOnceAndOneFontTwice) {
 }
 
 TEST_P(FontTest, VariationCoordinatesAndNamedInstances) {
+  ASSERT_FONT_PRESENT(kVariable);
   const std::vector<FT_Fixed> light = {300 << 16}, bold = {700 << 16};
   ftpool_font *thin = Font(Desc(kVariable, 24, light));
   ftpool_font *thick = Font(Desc(kVariable, 24, bold));
@@ -274,6 +275,7 @@ TEST_P(FontTest, VariationCoordinatesAndNamedInstances) {
 }
 
 TEST_P(FontTest, BadDescriptionsAreRefusedWithAClearStatus) {
+  ASSERT_FONT_PRESENT(kVariable);
   ftpool_font *font = reinterpret_cast<ftpool_font *>(1);
   ftpool_font_desc desc = Desc(kSans, 24);
   EXPECT_EQ(ftpool_font_create(nullptr, &desc, &font),

@@ -382,6 +382,17 @@ class LifetimeAndErrorsTest(unittest.TestCase):
 
 VARIABLE = "/usr/share/fonts/truetype/inter-vf/Inter-roman.var.ttf"
 TEXTS = ("Sphinx of quartz, judge my vow.", "ÅÉÎõü ΩΣ ЖЯ 0123")
+# The Debian package of each font read, for the one line a bare system gets
+# instead of an OSError that names no package.
+FONT_PACKAGES = {**{font: "fonts-dejavu-core" for font in FONTS},
+                 VARIABLE: "fonts-inter-variable"}
+
+
+def setUpModule():
+    for font, package in FONT_PACKAGES.items():
+        if not os.path.isfile(font):
+            raise RuntimeError(
+                f"install {package}: scripts/setup.sh ({font} is missing)")
 
 
 class FontTest(unittest.TestCase):

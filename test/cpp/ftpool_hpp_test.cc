@@ -324,6 +324,7 @@ struct Counted {
 std::atomic<int> Counted::destroyed{0};
 
 TEST_P(HppTest, FontFacesRenderAsPlainFreeType) {
+  ASSERT_FONT_PRESENT(ftpool_test::kVariable);
   ftpool_cpp::Font sans =
       pool_.font(ftpool_cpp::FontDesc().file(kSans).pixel_size(24));
   ftpool_cpp::Blob serif_bytes = pool_.blob_from_file(ftpool_test::kSerif);

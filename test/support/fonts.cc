@@ -24,6 +24,25 @@ const char *const kCjk =
 
 namespace fs = std::filesystem;
 
+std::string MissingFont(const char *path) {
+  if (std::ifstream(fs::u8path(path), std::ios::binary).good())
+    return "";
+  struct Known {
+    const char *path, *package;
+  };
+  static const Known kKnown[] = {
+      {kSans, "fonts-dejavu-core"}, {kSerif, "fonts-dejavu-core"},
+      {kMono, "fonts-dejavu-core"}, {kVariable, "fonts-inter-variable"},
+      {kCjk, "fonts-noto-cjk"},
+  };
+  const char *package = "its package";
+  for (const Known &k : kKnown)
+    if (std::string(k.path) == path)
+      package = k.package;
+  return std::string("install ") + package + ": scripts/setup.sh (" + path +
+         " is missing)";
+}
+
 std::vector<unsigned char> ReadFile(const std::string &path) {
   std::ifstream in(fs::u8path(path), std::ios::binary);
   return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), {});

@@ -22,6 +22,21 @@ extern const char *const kMono;
 extern const char *const kVariable;
 extern const char *const kCjk;
 
+// Empty when the font at path can be read; otherwise the one line a test
+// fails with, naming the file and the Debian package that has it
+// ("install fonts-inter-variable: scripts/setup.sh (... is missing)"), where
+// ftpool would only say it cannot open it.
+std::string MissingFont(const char *path);
+
+// Fails the current test at once (in a void function, as ASSERT_* do) when
+// the font is missing. For the fonts a bare system may lack: kVariable, kCjk.
+#define ASSERT_FONT_PRESENT(path)                                              \
+  do {                                                                         \
+    const std::string missing_font_ = ::ftpool_test::MissingFont(path);        \
+    if (!missing_font_.empty())                                                \
+      GTEST_FAIL() << missing_font_;                                           \
+  } while (0)
+
 // Paths are UTF-8 on every platform.
 std::vector<unsigned char> ReadFile(const std::string &path);
 
