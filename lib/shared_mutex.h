@@ -31,8 +31,8 @@ static inline struct shared_mutex_pool *as_shared(ftpool *pool) {
   return (struct shared_mutex_pool *)pool;
 }
 
-/* Makes the key through which a thread's exit gives back the fonts it
- * holds; for ftpool_create, once per pool (the key is made once). */
+/* Whether the key through which a thread's exit gives back the fonts it
+ * holds was made (at load time); for ftpool_create. */
 ftpool_status ftpool__sm_fonts_init(void);
 
 ftpool_status ftpool__sm_font_prepare(ftpool_font *font);

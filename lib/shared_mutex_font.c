@@ -20,8 +20,8 @@ struct sm_font {
   /* While held: the holder's list of the fonts it holds (held_key), edited
    * by the holder alone, under the fonts' locks. */
   struct sm_font *held_prev, *held_next;
-  /* Its pool was destroyed while another thread (one a fork left behind)
-   * held it: leaked, never unlocked. */
+  /* Freed (its font released or pool destroyed) while another thread held
+   * it: leaked, never unlocked (unlock_for_free). */
   bool orphaned;
 };
 
@@ -34,7 +34,6 @@ struct sm_font {
  * a _Thread_local, which MinGW frees from a destructor of its own.
  */
 static pthread_key_t held_key;
-static pthread_once_t held_once = PTHREAD_ONCE_INIT;
 static int held_key_error;
 
 static void give_back_at_exit(void *first) {
@@ -48,12 +47,13 @@ static void give_back_at_exit(void *first) {
   }
 }
 
-static void make_held_key(void) {
+/* At load time, as shared_mutex.c's fork handlers, so that no pool's
+ * creation races to make it. */
+__attribute__((constructor)) static void make_held_key(void) {
   held_key_error = pthread_key_create(&held_key, give_back_at_exit);
 }
 
 ftpool_status ftpool__sm_fonts_init(void) {
-  pthread_once(&held_once, make_held_key);
   return held_key_error ? ftpool__fail(FTPOOL_ERR_THREAD) : FTPOOL_OK;
 }
 
@@ -203,6 +203,28 @@ static void unlink_font(struct shared_mutex_pool *pool, struct sm_font *sm) {
     sm->next->prev = sm->prev;
 }
 
+/* Whether sm may be freed: then its lock is destroyed, and sm taken out of
+ * the caller's list if the caller still holds it (its font released or its
+ * pool destroyed first), so that its exit does not find it. A lock the
+ * caller cannot take is held by another thread: one a fork() left behind
+ * (the forking one's too: its owner's id changed in the child), which
+ * never exits in this process, or one that broke the contract (released
+ * the font while another held it, or destroyed the pool before joining).
+ * That lock cannot be destroyed while locked: sm is leaked, and the
+ * holder's exit, which may still find it in its list, skips it. */
+static bool unlock_for_free(struct sm_font *sm) {
+  if (pthread_mutex_trylock(&sm->lock) != 0) {
+    sm->orphaned = true;
+    return false;
+  }
+  if (sm->uses)
+    unhold(sm);
+  for (size_t locks = sm->uses + 1; locks; locks--)
+    pthread_mutex_unlock(&sm->lock);
+  pthread_mutex_destroy(&sm->lock);
+  return true;
+}
+
 void ftpool__sm_font_gone(ftpool_font *font) {
   struct shared_mutex_pool *pool = as_shared(font->pool);
   struct sm_font *sm = font->sm;
@@ -212,8 +234,8 @@ void ftpool__sm_font_gone(ftpool_font *font) {
   unlink_font(pool, sm);
   FT_Done_Face(sm->face);
   pthread_mutex_unlock(&pool->mutex);
-  pthread_mutex_destroy(&sm->lock);
-  ftpool__memory_free(pool->base.memory, sm);
+  if (unlock_for_free(sm))
+    ftpool__memory_free(pool->base.memory, sm);
 }
 
 void ftpool__sm_fonts_stats(struct shared_mutex_pool *pool, ftpool_stats *s) {
@@ -235,21 +257,7 @@ void ftpool__sm_fonts_destroy(struct shared_mutex_pool *pool) {
     pool->fonts = sm->next;
     FT_Done_Face(sm->face); /* before the font drops its bytes */
     ftpool__font_free(sm->font);
-    /* No call overlaps this one and every thread that used the pool was
-     * joined, so a font still held is held by the caller, whose exit must
-     * not find it; or by a thread a fork() left behind (the forking one's
-     * lock too: its owner's id changed), which never exits here, and whose
-     * lock cannot be destroyed while locked: it is leaked, and the forking
-     * thread's exit, which may still find it in its list, skips it. */
-    if (pthread_mutex_trylock(&sm->lock) != 0) {
-      sm->orphaned = true;
-      continue;
-    }
-    if (sm->uses)
-      unhold(sm);
-    for (size_t locks = sm->uses + 1; locks; locks--)
-      pthread_mutex_unlock(&sm->lock);
-    pthread_mutex_destroy(&sm->lock);
-    ftpool__memory_free(pool->base.memory, sm);
+    if (unlock_for_free(sm))
+      ftpool__memory_free(pool->base.memory, sm);
   }
 }

@@ -62,17 +62,20 @@ protected:
     EXPECT_EQ(ftpool_font_give_back(font, face), FTPOOL_OK);
     return digest;
   }
-  // Renders on a new thread; false if that did not finish in time: the
-  // thread is left blocked and detached and the pool leaked (the lock it
-  // waits on is held by a dead thread), the test fails and the binary ends.
+  // Renders on a new thread, joined (its exit must not overlap the pool's
+  // destroy); false if that did not finish in time: the thread is then left
+  // blocked and detached and the pool leaked (the lock it waits on is held
+  // by a dead thread), the test fails and the binary ends.
   bool RenderOnAnotherThread(ftpool_font *font, uint64_t *digest) {
     auto done = std::make_shared<std::promise<uint64_t>>();
     std::future<uint64_t> result = done->get_future();
-    std::thread([this, font, done] { done->set_value(Render(font)); }).detach();
+    std::thread renderer([this, font, done] { done->set_value(Render(font)); });
     if (result.wait_for(kDeadline) != std::future_status::ready) {
+      renderer.detach();
       abandoned_ = true;
       return false;
     }
+    renderer.join();
     *digest = result.get();
     return true;
   }
