@@ -41,6 +41,9 @@
  *   -DFACE_NO_BLOB_REF    a font face does not take its own blob reference
  *   -DDEAD_TWICE          ftpool__fonts_destroy does not mark the font
  *                         `dying`: two contexts' records list it twice
+ *   -DGIVE_BACK_READS_FACE a give-back finds its instance through the face
+ *                         (face->generic), which eviction may have closed
+ *                         (issue 20's use after free)
  */
 
 #define NT 3            /* threads; thread 0 created the font and may end
@@ -361,6 +364,24 @@ proctype thread(byte me) {
      atomic { USE_FONT };
      put_down(c);
      fit_budget(c)
+  /* a give-back of a face the thread does not hold: given back already
+   * (its instance evicted since, maybe, and the face closed) or another
+   * thread's. acquired_instance compares the face's address with those of
+   * the caller's own acquired instances, reading only those, and finds
+   * none: refused, nothing changed. */
+  :: hasref[me] && !acq[me] && c != NONE ->
+     atomic {
+       USE_FONT;
+       if                              /* whichever context's face it was */
+       :: i = 0 :: i = 1 :: i = 2
+       fi;
+#ifdef GIVE_BACK_READS_FACE
+       assert(!slot[i] || rec[i] == WARM);
+#else
+       assert(!uses[c]);               /* the chain has none of this font */
+#endif
+       i = 0
+     }
   /* a give-back of another font (or its prepare): drain, and the budget
    * may evict this font's idle instance, whatever this thread holds. */
   :: c != NONE -> drain(c); fit_budget(c)

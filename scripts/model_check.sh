@@ -70,10 +70,12 @@ declare -A font_expect=(
   [MAIL_READS_FONT]=' !(font_freed)' # the font struct read after its free
   [FACE_NO_BLOB_REF]=' !(blob_freed)' # an open face's bytes freed
   [DEAD_TWICE]='(font_frees==0)'     # the font freed twice
+  [GIVE_BACK_READS_FACE]='( !(slot[i])||(rec[i]==2))' # a closed face read
 )
 font_controls=(
   EVICT_IN_USE CLOSE_IN_RELEASER SKIP_FREE_CONTEXTS GONE_IGNORES_USES
   EXIT_KEEPS_ACQUIRED MAIL_READS_FONT FACE_NO_BLOB_REF DEAD_TWICE
+  GIVE_BACK_READS_FACE
 )
 # fork.pml's bounds: threads before the first fork, threads born in a child,
 # faces (at most 2 forks in all). Each set is searched exhaustively.
