@@ -171,7 +171,8 @@ typedef struct ftpool_config {
    * idle. Its font memory is what FreeType holds for its font faces (they
    * have a library of their own): the faces, their sizes and glyph slots,
    * and what a user makes from them (an FT_Glyph) until it is freed, as
-   * FreeType allocated it through `memory`. After every give-back, and
+   * FreeType asked `memory` for it (each block's few bytes in front, and
+   * the pool's own records, come on top). After every give-back, and
    * every ftpool_font_create, a context's font memory is at most
    * font_idle_bytes, or else nothing of it is idle: idle instances are
    * evicted, least recently given back first, until one holds. Instances in
@@ -443,10 +444,13 @@ ftpool_status ftpool_font_create(ftpool *pool, const ftpool_font_desc *desc,
 ftpool_status ftpool_font_retain(ftpool_font *font);
 
 /*
- * Gives back one reference; NULL is a no-op. The last one closes every
- * instance of the font, each by its context's holder (at its next call
- * into the pool, or its exit) or, for a context no thread holds, by the
- * caller; the instances' data destructors run there.
+ * Gives back one reference; NULL is a no-op. The last one frees the font at
+ * once, so every face acquired from it must be given back before (giving
+ * one back after reads the freed font; a thread that exits still holding
+ * one gives it back). The last one closes every instance of the font, each by
+ * its context's holder (at its next call into the pool, or its exit) or, for a
+ * context no thread holds, by the caller; the instances' data destructors run
+ * there.
  */
 void ftpool_font_release(ftpool_font *font);
 
