@@ -114,7 +114,9 @@ inside() {
   fi
 }
 inside setup scripts/setup.sh
-inside static bash -c 'scripts/packages_check.sh && scripts/spdx_check.sh'
+inside static bash -c 'scripts/packages_check.sh &&
+  scripts/packages_check.sh --self-test && scripts/spdx_check.sh &&
+  scripts/spdx_check.sh --self-test'
 inside bazel bazel test //...
 grep -E '^Executed|^//' "$log" | tail -n 3 || true
 inside "bazel shutdown" bazel shutdown

@@ -68,7 +68,8 @@ closure() {
       true
     if [ ! -s "$file" ]; then
       cat "$scratch/apt.err" >&2
-      echo "packages_check: apt could not resolve: $*" >&2
+      echo "packages_check: apt could not resolve: $*" \
+        "(no package lists? sudo apt-get update)" >&2
       exit 2
     fi
   fi

@@ -119,8 +119,10 @@ class ConfigureTest(unittest.TestCase):
 
         with ftpool_text.Pool(configure) as pool:
             pool.render(FONTS[0], "main", 12)
-            # Every worker holds its library until all have one, so none
-            # can recycle another's: eight new libraries, and the main one.
+            # Every worker holds its context until all have one, so none
+            # can recycle another's: eight new contexts, and the main one,
+            # each with two libraries (plain faces, font faces), both
+            # configured on the context's first thread.
             all_have_one = threading.Barrier(THREADS)
             idents = set()
 
@@ -131,7 +133,7 @@ class ConfigureTest(unittest.TestCase):
                 all_have_one.wait()
 
             self.assertEqual(run_threads(work), [])
-            self.assertEqual(len(calls), THREADS + 1)
+            self.assertEqual(len(calls), 2 * (THREADS + 1))
             self.assertEqual(pool.stats()["contexts"], THREADS + 1)
             self.assertEqual({c["thread_id"] for c in calls},
                              idents | {threading.get_ident()})
@@ -511,12 +513,16 @@ class FontTest(unittest.TestCase):
 
     def test_configure_exception_is_raised_by_font_calls(self):
         calls = []
+        main = threading.get_ident()
 
         def configure(info):
             calls.append(info)
             if len(calls) == 1:  # the main thread's first try
                 raise KeyError("create")
-            if len(calls) == 3:  # the worker's
+            # The worker's first library: counted by thread, as each
+            # context configures two.
+            if info["thread_id"] != main and \
+                    [c["thread_id"] for c in calls].count(info["thread_id"]) == 1:
                 raise KeyError("render")
 
         with ftpool_text.Pool(configure) as pool:
