@@ -12,8 +12,8 @@
 # Everything it made is unmounted and removed at the end, on failure and on
 # Ctrl-C too; it refuses to delete while anything is still mounted below the
 # root (the host's /dev is bound in). Needs root (mount, chroot) and apt's
-# registry; about 17 minutes on 2 cores (docs/building.md). The log is
-# build/fresh_check.log.
+# registry; 3 min 37 s on 2 cores shared with other work, 7 min 26 s under
+# heavier load (2026-12-06). The log is build/fresh_check.log.
 # Usage: scripts/fresh_check.sh
 set -euo pipefail
 
