@@ -478,9 +478,7 @@ ftpool_status ftpool_font_give_back(ftpool_font *font, FT_Face face);
  * blobs and faces; from ftpool_destroy, releasing fonts and closing faces
  * are no-ops, since the destroy frees them all. It must not acquire or
  * create a font of the pool: that fails with FTPOOL_ERR_REENTRANT (the
- * destructor of replaced data too), except from a destructor that a
- * font's last release runs for a per-thread context the releasing thread
- * adopted, where it is not detected. Nor may it call ftpool_destroy. It
+ * destructor of replaced data too). Nor may it call ftpool_destroy. It
  * must return; thread cancellation is kept off while it runs. With the
  * shared-mutex backend there is one instance per font.
  */

@@ -159,8 +159,7 @@ bool ftpool__context_take_orphan(struct context *c) {
     return false;
   ftpool__fork_stamp(c);
   counter_bump_single_writer(&c->abandoned_at_fork);
-  c->draining = false;     /* the gone holder's drain is ours to finish */
-  c->fonts.destroying = 0; /* its destructors' frames are gone with it */
+  c->draining = false; /* the gone holder's drain is ours to finish */
   ftpool__context_drain_mail(c);
   return true;
 }

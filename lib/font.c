@@ -14,10 +14,11 @@
  * The pools whose instance data destructors this thread is running, the
  * innermost first. Such a destructor may not acquire or create a font of
  * its pool: the instance it belongs to may be in the middle of going, or
- * (a replacement) acquired by the caller. The per-thread backend's own
- * count covers its context only; this covers the other ways a destructor
- * runs (a replacement, the shared-mutex backend). A list, not a flag: a
- * destructor may release another pool's font, whose destructor runs inside.
+ * (a replacement) acquired by the caller. Kept per thread, not per
+ * context: a destructor runs on the thread that holds the context, its
+ * owner or one that adopted it, and a fork() child's other threads take
+ * their frames with them. A list, not a flag: a destructor may release
+ * another pool's font, whose destructor runs inside.
  */
 struct destroying_frame {
   const ftpool *pool;
@@ -34,9 +35,15 @@ static bool in_data_destructor(const ftpool *pool) {
 
 void ftpool__instance_data_destroy_in(ftpool *pool,
                                       struct instance_data *data) {
+  struct instance_data taken = *data;
+  *data = (struct instance_data){NULL, NULL};
+  if (!taken.destroy)
+    return;
   struct destroying_frame frame = {pool, destroying_data};
   destroying_data = &frame;
-  ftpool__instance_data_destroy(data);
+  int cancel = ftpool__cancel_off();
+  taken.destroy(taken.data);
+  ftpool__cancel_restore(cancel);
   destroying_data = frame.outer;
 }
 
@@ -179,16 +186,6 @@ ftpool_status ftpool_font_instance_data(ftpool_font *font, FT_Face face,
   struct instance_data *slot = font->pool->backend->font_data(font, face);
   *data = slot ? slot->data : NULL;
   return slot ? FTPOOL_OK : ftpool__fail(FTPOOL_ERR_NOT_ACQUIRED);
-}
-
-void ftpool__instance_data_destroy(struct instance_data *data) {
-  struct instance_data taken = *data;
-  *data = (struct instance_data){NULL, NULL};
-  if (taken.destroy) {
-    int cancel = ftpool__cancel_off();
-    taken.destroy(taken.data);
-    ftpool__cancel_restore(cancel);
-  }
 }
 
 /* Two blobs of one version of a file hold the same bytes: with the file

@@ -65,11 +65,9 @@ static inline bool ftpool__size_changed(FT_Size size,
 }
 
 /* Calls data->destroy (if any) after clearing the slot, so that a fork in
- * the middle of it can never make it run twice. */
-void ftpool__instance_data_destroy(struct instance_data *data);
-
-/* The same, refusing acquire and create on pool from the destructor with
- * FTPOOL_ERR_REENTRANT (on the calling thread, while it runs). */
+ * the middle of it can never make it run twice; acquire and create on pool
+ * from the destructor fail with FTPOOL_ERR_REENTRANT (on the calling
+ * thread, while it runs). */
 void ftpool__instance_data_destroy_in(ftpool *pool, struct instance_data *data);
 
 /* Frees the font; for backends, after font_gone or at destroy. */

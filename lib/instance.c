@@ -52,7 +52,6 @@ void ftpool__fonts_init(struct font_state *s, FT_Library library) {
   s->current = NULL;
   s->idle_count = 0;
   s->clock = 0;
-  s->destroying = 0;
   word_init(&s->in_use, 0);
   counter_init(&s->instances);
   counter_init(&s->created);
@@ -208,12 +207,10 @@ static void count_idle(struct font_state *s, bool in) {
 
 /* A user's destructor runs last, once the records are consistent again, so
  * that it may release fonts (its own font's last reference too); acquiring
- * from it would remake an instance under its own remaking, and is
- * refused. */
+ * from it would remake an instance under its own remaking, and is refused
+ * (font.h), also on a context the thread adopted. */
 static void destroy_data(struct context *c, struct instance_data *data) {
-  c->fonts.destroying++;
-  ftpool__instance_data_destroy(data);
-  c->fonts.destroying--;
+  ftpool__instance_data_destroy_in(c->pool, data);
 }
 
 /* The instance's data, taken from it for destroy_data. */
@@ -302,10 +299,6 @@ static void unlink_record(struct font_state *s, struct instance *inst) {
  * another face. */
 static struct instance *ready_instance(struct context *c, ftpool_font *font,
                                        ftpool_status *status) {
-  if (c->fonts.destroying) {
-    *status = ftpool__fail(FTPOOL_ERR_REENTRANT);
-    return NULL;
-  }
   struct instance **slot = ftpool__chunked_get(
       &font->instances, font->pool->memory, sizeof *slot, c->index, NULL);
   if (!slot) {
@@ -374,8 +367,6 @@ static ftpool_status reset_face(struct context *c, struct instance *inst,
 
 ftpool_status ftpool__instance_acquire(struct context *c, ftpool_font *font,
                                        FT_Face *face) {
-  if (c->fonts.destroying)
-    return ftpool__fail(FTPOOL_ERR_REENTRANT);
   struct instance **slot =
       ftpool__chunked_find(&font->instances, sizeof *slot, c->index);
   struct instance *inst = slot ? *slot : NULL;
@@ -546,7 +537,7 @@ void ftpool__fonts_destroy(struct context *c, ftpool_font **dead) {
   struct font_state *s = &c->fonts;
   while (s->records) {
     struct instance *inst = s->records;
-    ftpool__instance_data_destroy(&inst->data);
+    ftpool__instance_data_destroy_in(c->pool, &inst->data);
     if (!inst->gone && !inst->font->dying) {
       inst->font->dying = true;
       inst->font->dead_next = *dead;

@@ -36,7 +36,6 @@ struct font_state {
   struct instance *current; /* the latest acquired, not given back */
   size_t idle_count;        /* instances with a face, not acquired */
   size_t clock;             /* give-backs so far: the LRU's clock */
-  int destroying;           /* user destructors running (none may acquire) */
   /* Acquired instances; read by a fork() child handler too. */
   atomic_word in_use;
   /* Statistics, written by the holder. */

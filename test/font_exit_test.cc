@@ -294,6 +294,34 @@ TEST_P(FontExitTest, AReleasedDataDestructorMayNotAcquireNorCreate) {
   ftpool_font_release(reentrant_font);
 }
 
+// The same where the last release runs on another thread than the one whose
+// context holds the instance: that thread exited, its context is FREE, and
+// the releaser adopts it to drop the instance, running the destructor.
+TEST_P(FontExitTest, ADestructorOnAnAdoptedContextMayNotAcquireNorCreate) {
+  MakePool();
+  reentrant_pool = pool_;
+  reentrant_font = Font(Desc(kSerif, 24));
+  ftpool_font *font = Font(Desc(kSans, 24));
+  ASSERT_NE(font, nullptr);
+  ASSERT_NE(reentrant_font, nullptr);
+  reentrant_acquire = reentrant_create = FTPOOL_OK;
+  std::thread([&] {
+    FT_Face face;
+    ASSERT_EQ(ftpool_font_acquire(font, &face), FTPOOL_OK);
+    ASSERT_EQ(
+        ftpool_font_set_instance_data(font, face, nullptr, AcquiresAndCreates),
+        FTPOOL_OK);
+    ASSERT_EQ(ftpool_font_give_back(font, face), FTPOOL_OK);
+  }).join();
+  ftpool_font_release(font);
+  EXPECT_EQ(reentrant_acquire, FTPOOL_ERR_REENTRANT);
+  EXPECT_EQ(reentrant_create, FTPOOL_ERR_REENTRANT);
+  if (GetParam() == FTPOOL_BACKEND_PER_THREAD) {
+    EXPECT_EQ(Stats(pool_).contexts_adopted, 1u);
+  }
+  ftpool_font_release(reentrant_font);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, FontExitTest,
                          ::testing::Values(FTPOOL_BACKEND_PER_THREAD,
                                            FTPOOL_BACKEND_SHARED_MUTEX),
