@@ -73,8 +73,10 @@ extern "C" {
  * reads it from here). ftpool_version gives the version of the library
  * actually linked, which can differ from the header's when a program runs
  * against another build of the shared library. The shared library's soname
- * carries MAJOR (libftpool.so.0): a new MAJOR breaks the ABI, a new MINOR
- * only adds to it.
+ * carries MAJOR (libftpool.so.0): a new MAJOR breaks the ABI; from 1.0 a
+ * new MINOR only adds to it. Before 1.0 a MINOR may break it too (0.2 grew
+ * ftpool_config and ftpool_stats): rebuild against each 0.x. README.md,
+ * "Versions and the ABI", has the whole promise.
  */
 #define FTPOOL_VERSION_MAJOR 0
 #define FTPOOL_VERSION_MINOR 2
