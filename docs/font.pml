@@ -8,7 +8,7 @@
  * thread's exit (what it still holds is given back, the context released
  * with its warm instances for a new thread to recycle); the last release,
  * from any thread, dropping its own context's instance at once and handing
- * each other record to its context's mailbox as a MAIL_FONT_GONE (posted,
+ * each other record to its context's mailbox as a font-gone mail (font_gone_mail) (posted,
  * or the context adopted if FREE); the font struct freed right after that
  * walk, the bytes (blob) when the font and every font face have dropped
  * their references; and ftpool_destroy. Checked by scripts/model_check.sh:
@@ -31,7 +31,7 @@
  *                         itself instead of handing it over
  *   -DSKIP_FREE_CONTEXTS  the last release hands over only to held contexts
  *                         (a context whose owner exited is skipped)
- *   -DGONE_IGNORES_USES   MAIL_FONT_GONE frees the record even if acquired
+ *   -DGONE_IGNORES_USES   the font-gone mail frees the record even if acquired
  *                         (no `gone` flag)
  *   -DEXIT_KEEPS_ACQUIRED a thread's exit does not give back what it holds
  *                         (no ftpool__fonts_thread_gone)
@@ -179,7 +179,7 @@ inline put_down(cc) {
   fi
 }
 
-/* carry_out of a MAIL_FONT_GONE by cc's holder: instance_gone_before (the
+/* carry_out of a font-gone mail by cc's holder: instance_gone_before (the
  * data destructor, outside the bracket: a ghost-free step here), then
  * instance_gone inside the bracket. */
 inline carry_out(cc) {

@@ -5,7 +5,7 @@
 #include "test_hooks.h"
 
 void ftpool__context_init(struct context *c, ftpool *pool, size_t index,
-                          FT_Library library, FT_Library font_library) {
+                          FT_Library library) {
   c->next = NULL;
   c->pool = pool;
   c->index = index;
@@ -13,7 +13,6 @@ void ftpool__context_init(struct context *c, ftpool *pool, size_t index,
   word_init(&c->mail, CONTEXT_HELD);
   c->pending = NULL;
   c->draining = false;
-  ftpool__fonts_init(&c->fonts, font_library);
   counter_init(&c->opened);
   counter_init(&c->closed);
   counter_init(&c->drained);
@@ -41,35 +40,29 @@ bool ftpool__context_try_claim(struct context *c) {
   return true;
 }
 
-/* Closes a face, or drops a font instance. For mail of the pending list,
- * the list moves past it inside the same busy bracket, so a fork() sees it
+/* Carries out mail as its kind says. For mail of the pending list, the
+ * list moves past it inside the same busy bracket, so a fork() sees it
  * either still pending or carried out. User callbacks run outside the
- * bracket: an instance's data destructor before, and, after, the drop of a
- * blob reference, which may run the blob's release callback (and that may
- * call into the pool). */
+ * bracket: the drop of a blob reference, which may run the blob's release
+ * callback (and that may call into the pool), and the kind's own after. */
 static void carry_out(struct context *c, struct mail *m, bool from_pending) {
-  enum mail_kind kind = m->kind; /* m is freed below */
-  struct instance_data data = {NULL, NULL};
-  if (kind == MAIL_FONT_GONE)
-    data = ftpool__instance_gone_take_data(m);
+  const struct mail_kind *kind = m->kind; /* m may be freed inside */
+  struct mail_callback callback = {NULL, NULL};
+  if (kind->before)
+    callback = kind->before(m);
   ftpool__context_enter(c);
   if (from_pending)
     c->pending = m->next;
-  ftpool_blob *blob;
-  if (kind == MAIL_CLOSE_FACE) {
-    blob = ftpool__face_done((struct face_rec *)m);
-  } else {
-    blob = ftpool__instance_gone(c, m);
-  }
+  ftpool_blob *blob = kind->inside(c, m);
   ftpool__context_leave(c);
-  if (kind == MAIL_CLOSE_FACE) {
+  if (kind->is_close) {
     counter_bump_single_writer(&c->closed);
     if (from_pending)
       counter_bump_single_writer(&c->drained);
   }
   ftpool__blob_drop(blob);
-  if (kind == MAIL_FONT_GONE)
-    ftpool__instance_gone_after(c, &data);
+  if (kind->after)
+    kind->after(c, &callback);
 }
 
 void ftpool__context_close(struct context *c, struct face_rec *rec) {
@@ -126,7 +119,7 @@ void ftpool__context_release(struct context *c) {
 
 void ftpool__context_hand_over(struct context *c, struct mail *m) {
   /* Read now: once posted, m is the holder's to free at any moment. */
-  bool is_close = m->kind == MAIL_CLOSE_FACE;
+  bool is_close = m->kind->is_close;
   uintptr_t seen = word_load_relaxed(&c->mail);
   for (;;) {
     if (seen == CONTEXT_FREE) {

@@ -53,10 +53,10 @@ struct context {
   atomic_word quarantined; /* holder gone in the middle of an edit */
 };
 
-/* A new context, HELD by the caller, not yet published; font_library was
- * made with c->fonts.memory. */
+/* A new context, HELD by the caller, not yet published; its font state is
+ * the backend's to initialise. */
 void ftpool__context_init(struct context *c, ftpool *pool, size_t index,
-                          FT_Library library, FT_Library font_library);
+                          FT_Library library);
 
 /* FREE -> HELD; true if the caller is now the holder. */
 bool ftpool__context_try_claim(struct context *c);

@@ -73,7 +73,7 @@ static ftpool_status open_face(ftpool *pool, const FT_Open_Args *args,
   } else if (!(rec = ftpool__memory_alloc(pool->memory, sizeof *rec))) {
     status = ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
   } else {
-    rec->mail.kind = MAIL_CLOSE_FACE;
+    rec->mail.kind = &ftpool__close_mail;
     rec->pool = pool;
     rec->blob = blob;
     /* By path, FreeType opens and reads the file itself. */
@@ -155,6 +155,13 @@ ftpool_blob *ftpool__face_done(struct face_rec *rec) {
   FT_Done_Face(rec->face); /* frees rec through its finalizer */
   return blob;
 }
+
+static ftpool_blob *close_posted(struct context *c, struct mail *m) {
+  (void)c;
+  return ftpool__face_done((struct face_rec *)m);
+}
+
+const struct mail_kind ftpool__close_mail = {NULL, close_posted, NULL, true};
 
 ftpool_status ftpool_close(ftpool *pool, FT_Face face) {
   if (!pool || !face)

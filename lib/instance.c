@@ -265,11 +265,14 @@ static inline void fit_budget(struct context *c, ftpool *pool) {
 
 /* --- records ------------------------------------------------------------- */
 
+/* Its last release hands a record to its context as this (below). */
+static const struct mail_kind font_gone_mail;
+
 static struct instance *new_record(struct context *c, ftpool_font *font) {
   struct instance *inst =
       ftpool__memory_alloc(font->pool->memory, sizeof *inst);
   if (inst) {
-    inst->mail.kind = MAIL_FONT_GONE;
+    inst->mail.kind = &font_gone_mail;
     inst->font = font;
     inst->context = c;
   }
@@ -512,12 +515,20 @@ static void drop_record(struct context *c, struct instance *inst) {
   destroy_data(c, &data);
 }
 
-struct instance_data ftpool__instance_gone_take_data(struct mail *m) {
+/* The font-gone mail, carried out by the record's context's holder: before
+ * the busy bracket, the user's data taken from the record; inside it, the
+ * record closed and freed; after it, the user's destructor run. A record
+ * still acquired (its font released too early) keeps its data and stays
+ * until it is given back. */
+static struct mail_callback gone_before(struct mail *m) {
   struct instance *inst = (struct instance *)m;
-  return inst->uses ? (struct instance_data){NULL, NULL} : take_data(inst);
+  if (inst->uses)
+    return (struct mail_callback){NULL, NULL};
+  struct instance_data data = take_data(inst);
+  return (struct mail_callback){data.data, data.destroy};
 }
 
-ftpool_blob *ftpool__instance_gone(struct context *c, struct mail *m) {
+static ftpool_blob *gone_inside(struct context *c, struct mail *m) {
   struct instance *inst = (struct instance *)m;
   if (inst->uses) {
     inst->gone = true;
@@ -526,10 +537,13 @@ ftpool_blob *ftpool__instance_gone(struct context *c, struct mail *m) {
   return unmake_record(c, inst);
 }
 
-void ftpool__instance_gone_after(struct context *c,
-                                 struct instance_data *data) {
-  destroy_data(c, data);
+static void gone_after(struct context *c, struct mail_callback *callback) {
+  struct instance_data data = {callback->data, callback->run};
+  destroy_data(c, &data);
 }
+
+static const struct mail_kind font_gone_mail = {gone_before, gone_inside,
+                                                gone_after, false};
 
 /* --- ftpool_destroy ------------------------------------------------------ */
 

@@ -62,18 +62,8 @@ struct instance_data *ftpool__instance_data(struct context *c,
 
 /* Any thread, on a font's last release: drops the instance of self (the
  * caller's context, or NULL) and hands each other instance record to its
- * context (context.h's hand-over), as a MAIL_FONT_GONE. */
+ * context (context.h's hand-over), as mail whose kind drops it there. */
 void ftpool__instance_post_gone(ftpool_font *font, struct context *self);
-
-/* Holder only, for a MAIL_FONT_GONE, in three parts: before the busy
- * bracket, the user's data taken from the record; inside it, the record
- * closed and freed (returning a blob reference to drop after the bracket,
- * or NULL); after it, the user's destructor run on the data. An instance
- * still acquired (its font released too early) keeps its data and stays
- * until it is given back. */
-struct instance_data ftpool__instance_gone_take_data(struct mail *m);
-ftpool_blob *ftpool__instance_gone(struct context *c, struct mail *m);
-void ftpool__instance_gone_after(struct context *c, struct instance_data *data);
 
 /* Holder only: the thread is leaving the context (its exit), so whatever it
  * still has acquired is given back. */

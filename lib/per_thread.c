@@ -115,7 +115,8 @@ static ftpool_status new_context(struct per_thread_pool *pool,
     return status;
   }
   size_t index = counter_add_relaxed(&pool->contexts_made, 1) - 1;
-  ftpool__context_init(c, &pool->base, index, library, font_library);
+  ftpool__context_init(c, &pool->base, index, library);
+  ftpool__fonts_init(&c->fonts, font_library);
   ftpool__registry_publish(&pool->registry, c);
   *out = c;
   return FTPOOL_OK;

@@ -10,12 +10,37 @@
 
 /* What a context's mailbox (context.h) carries: the first member of a face
  * to close or of a font instance to drop because its font is gone. Its
- * address is pointer-aligned, so bit 0 is free for the mailbox's state. */
-enum mail_kind { MAIL_CLOSE_FACE, MAIL_FONT_GONE };
+ * address is pointer-aligned, so bit 0 is free for the mailbox's state.
+ * Each kind says how it is carried out, so the mailbox knows neither faces
+ * nor fonts. */
 struct mail {
   struct mail *next; /* link while it waits in a mailbox */
-  enum mail_kind kind;
+  const struct mail_kind *kind;
 };
+
+/* A user callback that carrying out a mail leaves for after the busy
+ * bracket (an instance's data destructor). */
+struct mail_callback {
+  void *data;
+  void (*run)(void *data);
+};
+
+struct context;
+
+/* Carrying out a mail, in three parts around the holder's busy bracket. */
+struct mail_kind {
+  /* Before the bracket: takes from m what runs after it; NULL for none. */
+  struct mail_callback (*before)(struct mail *m);
+  /* Inside: the library's edit, which may free m; returns a blob
+   * reference to drop after the bracket, or NULL. */
+  ftpool_blob *(*inside)(struct context *c, struct mail *m);
+  /* After the bracket and the blob's drop; NULL for none. */
+  void (*after)(struct context *c, struct mail_callback *callback);
+  bool is_close; /* counted in the context's closes */
+};
+
+/* Closing a face posted by a thread that does not hold its context. */
+extern const struct mail_kind ftpool__close_mail;
 
 /* What ftpool keeps per face, in face->generic.data. */
 struct face_rec {
