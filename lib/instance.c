@@ -1,31 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #include "instance.h"
 
-#include <string.h>
-
 #include "context.h"
 #include "errors.h"
+#include "font_face.h"
 #include "fork.h"
 #include "memory.h"
 
 #include FT_MODULE_H
 #include FT_SIZES_H
-
-/* A face opened for instances; fonts with the same bytes, face index and
- * coordinates share it, each instance with its own FT_Size, but only one
- * instance at a time may be acquired on it (a face has one active size). */
-struct font_face {
-  struct font_face *next;
-  struct context *context;
-  FT_Face face;
-  ftpool_blob *blob; /* its own reference: it may outlive the font */
-  FT_Long face_index;
-  FT_Fixed *coords;
-  FT_UInt num_coords;
-  FT_CharMap default_charmap; /* FreeType's choice at open */
-  size_t instances;
-  struct instance *acquired; /* the instance acquired on it, or NULL */
-};
 
 struct instance {
   struct mail mail;       /* posted when the font goes */
@@ -68,107 +51,20 @@ static size_t font_bytes(struct font_state *s) {
   return bytes > s->base ? bytes - s->base : 0;
 }
 
-/* --- font faces and sizes ------------------------------------------------ */
-
-static struct font_face *find_face(struct context *c, ftpool_font *font) {
-  for (struct font_face *ff = c->fonts.faces; ff; ff = ff->next)
-    if (!ff->acquired &&
-        ftpool__font_same_face(font, ff->coords, ff->num_coords, ff->blob,
-                               ff->face_index))
-      return ff;
-  return NULL;
-}
-
-/* Inside a busy bracket. */
-static ftpool_status open_face(struct context *c, ftpool_font *font,
-                               struct font_face **out) {
-  FT_Memory memory = font->pool->memory;
-  struct font_face *ff = ftpool__memory_alloc(memory, sizeof *ff);
-  FT_Fixed *coords = NULL;
-  if (ff && font->num_coords) {
-    coords = ftpool__memory_alloc(memory, font->num_coords * sizeof *coords);
-    if (coords)
-      memcpy(coords, font->coords, font->num_coords * sizeof *coords);
-  }
-  ftpool_status status = FTPOOL_OK;
-  if (!ff || (font->num_coords && !coords))
-    status = ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
-  else
-    status = ftpool__font_open_face(font, c->fonts.library, &ff->face);
-  if (status != FTPOOL_OK) {
-    ftpool__memory_free(memory, coords);
-    ftpool__memory_free(memory, ff);
-    return status;
-  }
-  ff->context = c;
-  ff->blob = font->blob;
-  ftpool__blob_retain(ff->blob);
-  ff->face_index = font->face_index;
-  ff->coords = coords;
-  ff->num_coords = font->num_coords;
-  ff->default_charmap = ff->face->charmap;
-  ff->next = c->fonts.faces;
-  c->fonts.faces = ff;
-  counter_bump_single_writer(&c->fonts.face_count);
-  *out = ff;
-  return FTPOOL_OK;
-}
-
-/* Inside a busy bracket; returns the face's blob reference, to drop after
- * the bracket. */
-static ftpool_blob *close_face_if_unused(struct context *c,
-                                         struct font_face *ff) {
-  if (ff->instances != 0)
-    return NULL;
-  struct font_face **link = &c->fonts.faces;
-  while (*link != ff)
-    link = &(*link)->next;
-  *link = ff->next;
-  FT_Done_Face(ff->face);
-  ftpool_blob *blob = ff->blob;
-  FT_Memory memory = blob->pool->memory;
-  ftpool__memory_free(memory, ff->coords);
-  ftpool__memory_free(memory, ff);
-  counter_sub_single_writer(&c->fonts.face_count, 1);
-  return blob;
-}
-
-/* The charmap the font asks for on ff, selected. */
-static ftpool_status select_charmap(ftpool_font *font, struct font_face *ff,
-                                    FT_CharMap *out) {
-  if (font->encoding == FT_ENCODING_NONE) {
-    *out = ff->default_charmap;
-    return FTPOOL_OK;
-  }
-  FT_Error error = FT_Select_Charmap(ff->face, font->encoding);
-  if (error)
-    return ftpool__fail_freetype(error, 0);
-  *out = ff->face->charmap;
-  return FTPOOL_OK;
-}
+/* --- an instance's face and size --------------------------------------- */
 
 /* Gives inst a face (shared or new) and a size set to the font's. Inside a
  * busy bracket. */
 static ftpool_status make_instance(struct context *c, struct instance *inst,
                                    ftpool_font *font) {
-  struct font_face *ff = find_face(c, font);
-  ftpool_status status = FTPOOL_OK;
-  if (!ff && (status = open_face(c, font, &ff)) != FTPOOL_OK)
+  struct font_face *ff;
+  ftpool_status status = ftpool__font_face_get(&c->fonts, font, &ff);
+  if (status != FTPOOL_OK)
     return status;
   FT_Size size;
-  FT_Error error = FT_New_Size(ff->face, &size);
-  if (error) {
-    status = ftpool__fail_freetype(error, 0);
-  } else {
-    FT_Activate_Size(size);
-    status = ftpool__font_set_size(font, ff->face);
-    if (status == FTPOOL_OK)
-      status = select_charmap(font, ff, &inst->charmap);
-    if (status != FTPOOL_OK)
-      FT_Done_Size(size);
-  }
+  status = ftpool__font_face_new_size(ff, font, &size, &inst->charmap);
   if (status != FTPOOL_OK) {
-    ftpool__blob_drop(close_face_if_unused(c, ff));
+    ftpool__blob_drop(ftpool__font_face_close_if_unused(&c->fonts, ff));
     return status;
   }
   ff->instances++;
@@ -189,7 +85,7 @@ static ftpool_blob *unmake_instance(struct context *c, struct instance *inst) {
   inst->size = NULL;
   counter_sub_single_writer(&c->fonts.instances, 1);
   ff->instances--;
-  return close_face_if_unused(c, ff);
+  return ftpool__font_face_close_if_unused(&c->fonts, ff);
 }
 
 /* --- idle instances and the budget --------------------------------------- */
@@ -560,14 +456,7 @@ void ftpool__fonts_destroy(struct context *c, ftpool_font **dead) {
     free_record(c, inst);
   }
   FT_Done_Library(s->library); /* closes the faces */
-  while (s->faces) {
-    struct font_face *ff = s->faces;
-    s->faces = ff->next;
-    FT_Memory memory = ff->blob->pool->memory;
-    ftpool__blob_drop(ff->blob);
-    ftpool__memory_free(memory, ff->coords);
-    ftpool__memory_free(memory, ff);
-  }
+  ftpool__font_faces_free(s);
 }
 
 void ftpool__fonts_stats(struct font_state *s, ftpool_stats *stats) {
