@@ -23,14 +23,6 @@ namespace {
 const char kText[] = "Hxg";
 constexpr std::chrono::seconds kDeadline(10);
 
-ftpool_font_desc Desc(const char *path, FT_UInt pixels) {
-  ftpool_font_desc desc;
-  ftpool_font_desc_init(&desc);
-  desc.path = path;
-  desc.pixel_height = pixels;
-  return desc;
-}
-
 class FontExitTest : public ::testing::TestWithParam<ftpool_backend> {
 protected:
   void TearDown() override {
@@ -248,14 +240,23 @@ void AcquiresAndCreates(void *) {
   ftpool_font_release(made);
 }
 
-TEST_P(FontExitTest, AReplacedDataDestructorMayNotAcquireNorCreate) {
-  MakePool();
-  reentrant_pool = pool_;
-  reentrant_font = Font(Desc(kSerif, 24));
-  ftpool_font *font = Font(Desc(kSans, 24));
+// A pool with reentrant_font in it, the statuses reset, and the font whose
+// data runs AcquiresAndCreates (NULL if anything failed).
+class ReentrantTest : public FontExitTest {
+protected:
+  ftpool_font *ReentrantSetUp() {
+    MakePool();
+    reentrant_pool = pool_;
+    reentrant_font = Font(Desc(kSerif, 24));
+    reentrant_acquire = reentrant_create = FTPOOL_OK;
+    ftpool_font *font = Font(Desc(kSans, 24));
+    return reentrant_font && font ? font : nullptr;
+  }
+};
+
+TEST_P(ReentrantTest, AReplacedDataDestructorMayNotAcquireNorCreate) {
+  ftpool_font *font = ReentrantSetUp();
   ASSERT_NE(font, nullptr);
-  ASSERT_NE(reentrant_font, nullptr);
-  reentrant_acquire = reentrant_create = FTPOOL_OK;
   FT_Face face;
   ASSERT_EQ(ftpool_font_acquire(font, &face), FTPOOL_OK);
   ASSERT_EQ(
@@ -274,14 +275,9 @@ TEST_P(FontExitTest, AReplacedDataDestructorMayNotAcquireNorCreate) {
 
 // The same from the destructor a font's last release runs, on both
 // backends (font_test checks the per-thread one).
-TEST_P(FontExitTest, AReleasedDataDestructorMayNotAcquireNorCreate) {
-  MakePool();
-  reentrant_pool = pool_;
-  reentrant_font = Font(Desc(kSerif, 24));
-  ftpool_font *font = Font(Desc(kSans, 24));
+TEST_P(ReentrantTest, AReleasedDataDestructorMayNotAcquireNorCreate) {
+  ftpool_font *font = ReentrantSetUp();
   ASSERT_NE(font, nullptr);
-  ASSERT_NE(reentrant_font, nullptr);
-  reentrant_acquire = reentrant_create = FTPOOL_OK;
   FT_Face face;
   ASSERT_EQ(ftpool_font_acquire(font, &face), FTPOOL_OK);
   ASSERT_EQ(
@@ -297,14 +293,9 @@ TEST_P(FontExitTest, AReleasedDataDestructorMayNotAcquireNorCreate) {
 // The same where the last release runs on another thread than the one whose
 // context holds the instance: that thread exited, its context is FREE, and
 // the releaser adopts it to drop the instance, running the destructor.
-TEST_P(FontExitTest, ADestructorOnAnAdoptedContextMayNotAcquireNorCreate) {
-  MakePool();
-  reentrant_pool = pool_;
-  reentrant_font = Font(Desc(kSerif, 24));
-  ftpool_font *font = Font(Desc(kSans, 24));
+TEST_P(ReentrantTest, ADestructorOnAnAdoptedContextMayNotAcquireNorCreate) {
+  ftpool_font *font = ReentrantSetUp();
   ASSERT_NE(font, nullptr);
-  ASSERT_NE(reentrant_font, nullptr);
-  reentrant_acquire = reentrant_create = FTPOOL_OK;
   std::thread([&] {
     FT_Face face;
     ASSERT_EQ(ftpool_font_acquire(font, &face), FTPOOL_OK);
@@ -323,6 +314,10 @@ TEST_P(FontExitTest, ADestructorOnAnAdoptedContextMayNotAcquireNorCreate) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FontExitTest,
+                         ::testing::Values(FTPOOL_BACKEND_PER_THREAD,
+                                           FTPOOL_BACKEND_SHARED_MUTEX),
+                         BackendName);
+INSTANTIATE_TEST_SUITE_P(Backends, ReentrantTest,
                          ::testing::Values(FTPOOL_BACKEND_PER_THREAD,
                                            FTPOOL_BACKEND_SHARED_MUTEX),
                          BackendName);

@@ -17,14 +17,6 @@
 namespace ftpool_test {
 namespace {
 
-ftpool_font_desc Desc(const char *path, FT_UInt pixels) {
-  ftpool_font_desc desc;
-  ftpool_font_desc_init(&desc);
-  desc.path = path;
-  desc.pixel_height = pixels;
-  return desc;
-}
-
 class GiveBackTest : public ::testing::TestWithParam<ftpool_backend> {
 protected:
   void TearDown() override {

@@ -22,17 +22,6 @@ namespace {
 
 const char kText[] = "Hxg";
 
-ftpool_font_desc Desc(const char *path, FT_UInt pixels,
-                      const std::vector<FT_Fixed> &coords = {}) {
-  ftpool_font_desc desc;
-  ftpool_font_desc_init(&desc);
-  desc.path = path;
-  desc.pixel_height = pixels;
-  desc.coords = coords.empty() ? nullptr : coords.data();
-  desc.num_coords = static_cast<FT_UInt>(coords.size());
-  return desc;
-}
-
 class FontTest : public ::testing::TestWithParam<ftpool_backend> {
 protected:
   void SetUp() override { pool_ = NewPool(); }

@@ -4,6 +4,7 @@
 #define FTPOOL_TEST_POOL_TEST_UTIL_H
 
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,20 @@ inline ftpool_stats Stats(ftpool *pool) {
   ftpool_stats s;
   EXPECT_EQ(ftpool_get_stats(pool, &s), FTPOOL_OK);
   return s;
+}
+
+// A font of the file at path, pixels high, at design coordinates coords
+// (the font's defaults if empty; the vector must outlive the call that
+// takes the description).
+inline ftpool_font_desc Desc(const char *path, FT_UInt pixels,
+                             const std::vector<FT_Fixed> &coords = {}) {
+  ftpool_font_desc desc;
+  ftpool_font_desc_init(&desc);
+  desc.path = path;
+  desc.pixel_height = pixels;
+  desc.coords = coords.empty() ? nullptr : coords.data();
+  desc.num_coords = static_cast<FT_UInt>(coords.size());
+  return desc;
 }
 
 // Test-name suffixes for suites parametrised by backend.
