@@ -63,7 +63,7 @@ fork_probes=(1 2 3 4 5 6 7)
 font_lost='((( !(font_freed)|| !(slot[c]))||(rec[c]==3))||((holder[c]==1)&&((mail[c]&2)||(gone[c]&&uses[c]))))'
 declare -A font_expect=(
   [EVICT_IN_USE]=' !(uses[c])'      # an acquired instance closed
-  [CLOSE_IN_RELEASER]='(rec[c]==2)' # the owner evicts a record closed by another
+  [CLOSE_IN_RELEASER]='(busy[i]<=1)' # the releaser closes inside the owner's edit
   [SKIP_FREE_CONTEXTS]=$font_lost
   [GONE_IGNORES_USES]=' !(uses[c])'
   [EXIT_KEEPS_ACQUIRED]=$font_lost
