@@ -9,7 +9,7 @@
 //                 threads (and a lock)
 // Bytes are counted through the pool's FT_Memory: everything allocated
 // after the threads have their libraries, less the fonts' bytes (blobs).
-// The stats' attributed bytes are printed beside, as a check.
+// The stats' font bytes are printed beside, as a check.
 // Usage: font_memory   (prints a markdown table)
 #include <atomic>
 #include <cstdio>
@@ -67,8 +67,8 @@ void Check(bool ok, const char *what) {
 
 struct Result {
   size_t faces, instances;
-  long bytes;          // measured
-  size_t attributed;   // the stats' font_instance_bytes
+  long bytes;     // measured
+  size_t counted; // the stats' font_instance_bytes
 };
 
 Result Measure(ftpool_backend backend, bool own_bytes,
@@ -146,8 +146,7 @@ Result Measure(ftpool_backend backend, bool own_bytes,
 int main() {
   std::ifstream in("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
                    std::ios::binary);
-  const std::vector<unsigned char> sans(std::istreambuf_iterator<char>(in),
-                                        {});
+  const std::vector<unsigned char> sans(std::istreambuf_iterator<char>(in), {});
   Check(!sans.empty(), "reading DejaVu Sans");
   const struct {
     const char *name;
@@ -165,13 +164,13 @@ int main() {
               "holds one instance of each font too.\n\n",
               kThreads, std::size(kSizes), std::size(kSizes));
   std::printf("| arrangement | faces | instances | KiB | KiB per instance | "
-              "attributed KiB (stats) |\n| --- | --- | --- | --- | --- | --- "
+              "counted KiB (stats) |\n| --- | --- | --- | --- | --- | --- "
               "|\n");
   for (const auto &a : arrangements) {
     Result r = Measure(a.backend, a.own_bytes, sans);
     std::printf("| %s | %zu | %zu | %.0f | %.1f | %.0f |\n", a.name, r.faces,
                 r.instances, r.bytes / 1024.0,
-                r.bytes / 1024.0 / double(r.instances), r.attributed / 1024.0);
+                r.bytes / 1024.0 / double(r.instances), r.counted / 1024.0);
   }
   return 0;
 }
