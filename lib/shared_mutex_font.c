@@ -22,7 +22,7 @@ struct sm_font {
   struct sm_font *held_prev, *held_next;
   /* Freed (its font released or pool destroyed) while another thread held
    * it: leaked, never unlocked (unlock_for_free). */
-  bool orphaned;
+  atomic_word orphaned;
 };
 
 /*
@@ -41,7 +41,9 @@ static void give_back_at_exit(void *first) {
     next = sm->held_next; /* before the unlock: another thread relinks it */
     size_t uses = sm->uses;
     sm->uses = 0;
-    if (!sm->orphaned)
+    /* Relaxed: set by a thread that failed to take the lock we hold; read
+     * either way it is safe, since such an sm is never freed. */
+    if (!word_load_relaxed(&sm->orphaned))
       while (uses--)
         pthread_mutex_unlock(&sm->lock);
   }
@@ -105,7 +107,7 @@ ftpool_status ftpool__sm_font_prepare(ftpool_font *font) {
   struct sm_font *sm = ftpool__memory_alloc(pool->base.memory, sizeof *sm);
   if (!sm)
     return ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
-  sm->orphaned = false;
+  word_init(&sm->orphaned, 0);
   pthread_mutex_lock(&pool->mutex);
   size_t before = ftpool__library_memory_bytes(&pool->memory);
   ftpool_status status = open_font(pool, font, sm);
@@ -214,7 +216,7 @@ static void unlink_font(struct shared_mutex_pool *pool, struct sm_font *sm) {
  * holder's exit, which may still find it in its list, skips it. */
 static bool unlock_for_free(struct sm_font *sm) {
   if (pthread_mutex_trylock(&sm->lock) != 0) {
-    sm->orphaned = true;
+    word_store_relaxed(&sm->orphaned, 1); /* see give_back_at_exit */
     return false;
   }
   if (sm->uses)
