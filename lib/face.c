@@ -37,6 +37,14 @@ int ftpool__has_font_signature(const unsigned char *head, size_t size) {
   return 0;
 }
 
+ftpool_status ftpool__bytes_open_status(ftpool_status status, int signature) {
+  if (status == FTPOOL_ERR_CANNOT_OPEN)
+    status = FTPOOL_ERR_UNKNOWN_FORMAT;
+  if (status == FTPOOL_ERR_UNKNOWN_FORMAT && signature)
+    status = FTPOOL_ERR_BROKEN_FONT;
+  return status;
+}
+
 static int file_has_font_signature(const char *path) {
   unsigned char head[4];
   int cancel = ftpool__cancel_off();
@@ -102,9 +110,8 @@ static ftpool_status open_on_blob(ftpool *pool, ftpool_blob *blob,
   /* Before the open: a failed open drops the blob, maybe its last reference. */
   int signature = ftpool__has_font_signature(blob->bytes, blob->size);
   ftpool_status status = open_face(pool, &args, blob, face_index, face);
-  if (status == FTPOOL_ERR_UNKNOWN_FORMAT && signature)
-    status = FTPOOL_ERR_BROKEN_FONT;
-  return status;
+  return status == FTPOOL_OK ? status
+                             : ftpool__bytes_open_status(status, signature);
 }
 
 ftpool_status ftpool_open_file(ftpool *pool, const char *path,
@@ -133,10 +140,10 @@ ftpool_status ftpool_open_memory(ftpool *pool, const void *data, size_t size,
                        .memory_base = data,
                        .memory_size = (FT_Long)size};
   ftpool_status status = open_face(pool, &args, NULL, face_index, face);
-  if (status == FTPOOL_ERR_UNKNOWN_FORMAT &&
-      ftpool__has_font_signature(data, size))
-    status = FTPOOL_ERR_BROKEN_FONT;
-  return status;
+  return status == FTPOOL_OK
+             ? status
+             : ftpool__bytes_open_status(
+                   status, ftpool__has_font_signature(data, size));
 }
 
 ftpool_status ftpool_open_blob(ftpool *pool, ftpool_blob *blob,

@@ -234,11 +234,9 @@ ftpool_status ftpool__font_open_face(ftpool_font *font, FT_Library library,
   FT_Face face;
   FT_Error error = FT_Open_Face(library, &args, font->face_index, &face);
   if (error) {
-    ftpool_status status = ftpool__fail_freetype(error, font->face_index != 0);
-    if (status == FTPOOL_ERR_UNKNOWN_FORMAT &&
-        ftpool__has_font_signature(blob->bytes, blob->size))
-      status = FTPOOL_ERR_BROKEN_FONT;
-    return status;
+    return ftpool__bytes_open_status(
+        ftpool__fail_freetype(error, font->face_index != 0),
+        ftpool__has_font_signature(blob->bytes, blob->size));
   }
   ftpool_status status = set_coords(font, library, face);
   if (status != FTPOOL_OK) {

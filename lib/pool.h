@@ -116,6 +116,14 @@ ftpool_blob *ftpool__face_done(struct face_rec *rec);
  * first bytes tells the two apart. */
 int ftpool__has_font_signature(const unsigned char *head, size_t size);
 
+/* The status of a failed open of bytes in memory (a blob, the caller's),
+ * given whether they start with a font's signature. There, FreeType's
+ * "cannot open resource" is its Mac resource-fork probe taking the bytes
+ * for a fork's header and finding no font in it: bytes of no format it
+ * knows, not a file that cannot be opened; and an unknown format with a
+ * font's signature is a font truncated inside its table directory. */
+ftpool_status ftpool__bytes_open_status(ftpool_status status, int signature);
+
 /* Creates and configures a library on the calling thread; memory must
  * outlive the library. */
 struct library_memory;
