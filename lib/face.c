@@ -110,8 +110,7 @@ static ftpool_status open_on_blob(ftpool *pool, ftpool_blob *blob,
   /* Before the open: a failed open drops the blob, maybe its last reference. */
   int signature = ftpool__has_font_signature(blob->bytes, blob->size);
   ftpool_status status = open_face(pool, &args, blob, face_index, face);
-  return status == FTPOOL_OK ? status
-                             : ftpool__bytes_open_status(status, signature);
+  return ftpool__bytes_open_status(status, signature);
 }
 
 ftpool_status ftpool_open_file(ftpool *pool, const char *path,
