@@ -107,7 +107,11 @@ typedef enum ftpool_status {
                                   from that font, or was given back already */
   FTPOOL_ERR_NOT_VARIABLE,     /* variation coordinates for a font with no
                                   variation axes, or more than its axes */
-  FTPOOL_ERR_INVALID_SIZE      /* FreeType refused the font's size */
+  FTPOOL_ERR_INVALID_SIZE,     /* FreeType refused the font's size */
+  FTPOOL_ERR_GLYPH_INDEX,      /* a glyph index past the face's last glyph */
+  FTPOOL_ERR_LOAD_FLAGS,       /* load flags the glyph cache cannot honour */
+  FTPOOL_ERR_SIZE_CHANGED      /* the cache renders the font's size, and
+                                  the acquired face's was changed */
 } ftpool_status;
 
 typedef enum ftpool_backend {
@@ -142,6 +146,10 @@ typedef FT_Error (*ftpool_configure_fn)(FT_Library library, void *arg);
  * not using, by default: 32 instances and 4 MiB (docs/guide.md says why). */
 #define FTPOOL_DEFAULT_FONT_IDLE_INSTANCES ((size_t)32)
 #define FTPOOL_DEFAULT_FONT_IDLE_BYTES ((size_t)4 << 20)
+
+/* The glyph cache's default budget: 4 MiB, for the whole pool however many
+ * threads use it (docs/guide.md, "Caching glyphs", says why). */
+#define FTPOOL_DEFAULT_GLYPH_CACHE_BYTES ((size_t)4 << 20)
 
 typedef struct ftpool_config {
   ftpool_backend backend;
@@ -184,6 +192,11 @@ typedef struct ftpool_config {
    * until the font goes. */
   size_t font_idle_instances;
   size_t font_idle_bytes;
+  /* The glyph cache's budget (ftpool_font_glyph): bytes of cached glyphs,
+   * their bitmaps and records, for the whole pool. 0 turns the cache off:
+   * every lookup renders, and the glyph lives until its font is given
+   * back. */
+  size_t glyph_cache_bytes;
 } ftpool_config;
 
 /* The immutable bytes of a font, shared by threads and faces. */
@@ -231,6 +244,21 @@ typedef struct ftpool_stats {
   size_t font_instances_evicted;
   size_t font_instance_bytes;
   size_t font_faces; /* faces open for instances (sizes share them) */
+  /* The glyph cache. Lookups are ftpool_font_glyph and ftpool_font_advance
+   * calls that succeeded: a hit found the glyph cached, a miss rendered it
+   * (or loaded its advance). Misses not kept in the cache: it was off, or
+   * full with its eviction busy or its evicted bytes still awaiting
+   * reclamation (see ftpool_font_glyph for the bound). Bytes cached count
+   * what the cache holds now; bytes awaiting reclamation, glyphs evicted
+   * that a thread may still read, freed once every thread that could has
+   * given its fonts back. */
+  size_t glyph_hits;
+  size_t glyph_misses;
+  size_t glyph_uncached;
+  size_t glyph_evictions;
+  size_t glyph_entries;
+  size_t glyph_bytes_cached;
+  size_t glyph_bytes_awaiting;
 } ftpool_stats;
 
 /* Fills *config with the defaults: per-thread backend, malloc, no callback,
@@ -491,6 +519,80 @@ ftpool_status ftpool_font_set_instance_data(ftpool_font *font, FT_Face face,
 /* The data attached to the acquired face's instance, or NULL. */
 ftpool_status ftpool_font_instance_data(ftpool_font *font, FT_Face face,
                                         void **data);
+
+/*
+ * Caching glyphs: rendered glyphs shared by every thread of the pool, read
+ * with no lock.
+ *
+ * ftpool_font_glyph gives the glyph `glyph_index` of an acquired face,
+ * loaded with load_flags | FT_LOAD_RENDER (the render mode is
+ * FT_LOAD_TARGET_MODE(load_flags), as FT_Load_Glyph takes it) at the
+ * font's size with no transform: its bitmap, in whatever pixel mode
+ * FreeType produced (gray, mono, LCD, BGRA colour with FT_LOAD_COLOR), and
+ * its metrics. An empty glyph (a space) has a bitmap of 0 rows and a NULL
+ * buffer. The glyph comes from the pool's cache when it is there (a hit:
+ * no lock, no atomic read-modify-write, no write to memory other threads
+ * read, unless the glyph was not marked used since its last eviction
+ * pass); else the calling thread renders it on its own face, with no lock
+ * held, and publishes it (a miss). Two threads that miss on one glyph at
+ * once each render it and one copy is kept; no thread ever waits for
+ * another's rendering.
+ *
+ * Entries are keyed by the bytes (the blob, or the version of the file, as
+ * the file cache knows it), the face index, the variation coordinates,
+ * the size, the load flags and the glyph index: fonts made from the same
+ * file, face and size share them, whatever their charmap. The cache
+ * renders with the face's properties as the font's instance has them: a
+ * user who sets FT_Face_Properties on an acquired face (or a different
+ * LCD filter per library in the configure callback) must not use the cache
+ * for that font.
+ *
+ * The glyph stays valid until the calling thread gives the face back (its
+ * last give-back, if it acquired it several times); use it on that thread
+ * or hand it to others that finish before. Do not write to it.
+ *
+ * Memory: the cache holds at most config.glyph_cache_bytes of glyphs
+ * (their records included). Glyphs it evicts are freed once every thread
+ * that might read them has given back all its fonts; until then they
+ * await reclamation, at most config.glyph_cache_bytes of them too: while
+ * that much awaits, the cache evicts nothing, and a miss that finds it full
+ * returns a glyph of its own, freed at the caller's give-back. So the
+ * glyph memory of the pool is at most
+ *   2 x glyph_cache_bytes + the glyphs returned uncached to threads that
+ *   still hold the fonts they got them with.
+ * A thread that keeps a font acquired for ever keeps the evicted glyphs
+ * it might read; give fonts back between text runs.
+ *
+ * Statuses: FTPOOL_ERR_NOT_ACQUIRED unless the calling thread acquired
+ * face from font and has not given it back; FTPOOL_ERR_GLYPH_INDEX for an
+ * index >= face->num_glyphs; FTPOOL_ERR_LOAD_FLAGS for FT_LOAD_NO_SCALE,
+ * FT_LOAD_NO_RECURSE or FT_LOAD_BITMAP_METRICS_ONLY (no bitmap to cache);
+ * FTPOOL_ERR_SIZE_CHANGED on a miss after the user set another size on the
+ * acquired face; FreeType's errors from loading or rendering, as
+ * ftpool_last_ft_error gives them. Nothing is cached on failure.
+ */
+typedef struct ftpool_glyph {
+  FT_Bitmap bitmap;     /* buffer NULL when the glyph is empty */
+  FT_Int left, top;     /* bitmap_left, bitmap_top */
+  FT_Vector advance;    /* the glyph slot's advance, 26.6 pixels */
+  FT_Pos lsb_delta, rsb_delta;
+  FT_Glyph_Metrics metrics;
+} ftpool_glyph;
+
+ftpool_status ftpool_font_glyph(ftpool_font *font, FT_Face face,
+                                FT_UInt glyph_index, FT_Int32 load_flags,
+                                const ftpool_glyph **glyph);
+
+/*
+ * The advance of glyph_index as FT_Get_Advance gives it (16.16 pixels;
+ * font units with FT_LOAD_NO_SCALE; vertical with
+ * FT_LOAD_VERTICAL_LAYOUT), cached apart from rendered glyphs, so layout
+ * never renders. The statuses are ftpool_font_glyph's, but every load flag
+ * is accepted.
+ */
+ftpool_status ftpool_font_advance(ftpool_font *font, FT_Face face,
+                                  FT_UInt glyph_index, FT_Int32 load_flags,
+                                  FT_Fixed *advance);
 
 /* A message for a status; never NULL. */
 const char *ftpool_strerror(ftpool_status status);
