@@ -94,6 +94,10 @@ static inline void ptr_store_relaxed(atomic_ptr *a, void *value) {
   atomic_store_explicit(&a->v, value, memory_order_relaxed);
 }
 
+static inline void ptr_store_release(atomic_ptr *a, void *value) {
+  atomic_store_explicit(&a->v, value, memory_order_release);
+}
+
 static inline void *ptr_load_acquire(atomic_ptr *a) {
   return atomic_load_explicit(&a->v, memory_order_acquire);
 }
@@ -111,6 +115,18 @@ static inline bool ptr_cas_acq_rel(atomic_ptr *a, void **expected,
                                    void *desired) {
   return atomic_compare_exchange_strong_explicit(
       &a->v, expected, desired, memory_order_acq_rel, memory_order_acquire);
+}
+
+/* For test/glyph_stress_test.cc's negative control alone: a publication
+ * with no ordering, which ThreadSanitizer must catch. */
+static inline bool ptr_cas_relaxed(atomic_ptr *a, void **expected,
+                                   void *desired) {
+  return atomic_compare_exchange_strong_explicit(
+      &a->v, expected, desired, memory_order_relaxed, memory_order_relaxed);
+}
+
+static inline void *ptr_exchange_acquire(atomic_ptr *a, void *value) {
+  return atomic_exchange_explicit(&a->v, value, memory_order_acquire);
 }
 
 static inline void refcount_init(atomic_refcount *r) { atomic_init(&r->v, 0); }
@@ -196,6 +212,15 @@ static inline void u64_store_relaxed(atomic_u64 *a, uint64_t value) {
   atomic_store_explicit(&a->v, value, memory_order_relaxed);
 }
 
+static inline void u64_store_release(atomic_u64 *a, uint64_t value) {
+  atomic_store_explicit(&a->v, value, memory_order_release);
+}
+
+/* Returns the new value. */
+static inline uint64_t u64_add_release(atomic_u64 *a, uint64_t n) {
+  return atomic_fetch_add_explicit(&a->v, n, memory_order_release) + n;
+}
+
 /* Returns the new value. */
 static inline uint64_t u64_add_relaxed(atomic_u64 *a, uint64_t n) {
   return atomic_fetch_add_explicit(&a->v, n, memory_order_relaxed) + n;
@@ -240,5 +265,23 @@ static inline void fence_release(void) {
   atomic_thread_fence(memory_order_release);
 #endif
 }
+
+/*
+ * A full barrier: of two threads that each store, fence, then load what the
+ * other stored, at least one sees the other's store (a reader's pin and an
+ * evictor's unlink, glyph_cache.h). ThreadSanitizer does not model fences,
+ * and GCC refuses them under it; there, a read-modify-write of one word
+ * every such fence shares orders them, as the fences would.
+ */
+#ifdef FTPOOL_TSAN
+extern atomic_word ftpool__fence_word;
+static inline void fence_seq_cst(void) {
+  atomic_fetch_add_explicit(&ftpool__fence_word.v, 0, memory_order_seq_cst);
+}
+#else
+static inline void fence_seq_cst(void) {
+  atomic_thread_fence(memory_order_seq_cst);
+}
+#endif
 
 #endif /* FTPOOL_ATOMICS_H */

@@ -15,6 +15,7 @@ void ftpool__blob_store_init(struct blob_store *store) {
   u64_init(&store->free[false], 0);
   u64_init(&store->free[true], 0);
   counter_init(&store->live_bytes);
+  u64_init(&store->serials, 0);
 }
 
 static void init_header(void *element, size_t index) {
@@ -104,6 +105,7 @@ static ftpool_blob *publish(ftpool *pool, const struct blob_source *src) {
   b->release = src->release;
   b->release_arg = src->release_arg;
   b->identity = src->identity;
+  b->serial = u64_add_relaxed(&pool->blobs.serials, 1);
   if (src->owned)
     counter_add_relaxed(&pool->blobs.live_bytes, src->size);
   /* Release pairs with ftpool__blob_try_acquire's acquire CAS: a reader that

@@ -42,6 +42,9 @@ struct ftpool_blob {
   void (*release)(void *arg); /* unless owned: when the last reference goes */
   void *release_arg;
   struct file_identity identity;
+  /* Unique to this blob among the pool's, never reused with the header:
+   * what the glyph cache keys bytes not from a file by. */
+  uint64_t serial;
   /* Fixed for the header's life. */
   uint32_t index; /* in the store */
   bool owned;     /* bytes allocated by the pool; the free list it is on */
@@ -56,6 +59,7 @@ struct blob_store {
    * (index + 1 of the top header), or a count of pops alone when empty. */
   atomic_u64 free[2];
   atomic_counter live_bytes; /* bytes of live blobs the pool owns */
+  atomic_u64 serials;        /* the last blob's serial */
 };
 
 void ftpool__blob_store_init(struct blob_store *store);

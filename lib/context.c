@@ -24,6 +24,8 @@ void ftpool__context_init(struct context *c, ftpool *pool, size_t index,
   word_init(&c->busy, 0);
   word_init(&c->orphaned, 0);
   word_init(&c->quarantined, 0);
+  ftpool__glyph_reader_init(&c->glyphs);
+  ftpool__glyph_counts_init(&c->glyph_counts);
   ftpool__fork_stamp(c);
 }
 

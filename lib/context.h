@@ -18,6 +18,7 @@
 #include <stdbool.h>
 
 #include "atomics.h"
+#include "glyph_cache.h"
 #include "instance.h"
 #include "memory.h"
 #include "pool.h"
@@ -35,6 +36,10 @@ struct context {
   struct mail *pending;
   bool draining;
   struct font_state fonts; /* instance.h */
+  /* The glyph cache's reader: pinned from the first lookup to the last
+   * give-back (instance.c), read by evictors; and the lookups counted. */
+  struct glyph_reader glyphs;
+  struct glyph_counts glyph_counts;
   /* Written only by the holder. */
   atomic_counter opened;
   atomic_counter closed;

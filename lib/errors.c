@@ -86,6 +86,14 @@ const char *ftpool_strerror(ftpool_status status) {
            "more coordinates than it has axes";
   case FTPOOL_ERR_INVALID_SIZE:
     return "FreeType refused the font's size";
+  case FTPOOL_ERR_GLYPH_INDEX:
+    return "glyph index out of range (not below the face's num_glyphs)";
+  case FTPOOL_ERR_LOAD_FLAGS:
+    return "load flags the glyph cache cannot honour (FT_LOAD_NO_SCALE, "
+           "FT_LOAD_NO_RECURSE or FT_LOAD_BITMAP_METRICS_ONLY)";
+  case FTPOOL_ERR_SIZE_CHANGED:
+    return "the glyph cache renders the font's size, and the acquired "
+           "face's size was changed";
   }
   return "unknown ftpool status";
 }

@@ -98,6 +98,12 @@ static ftpool_status new_font(ftpool *pool, const ftpool_font_desc *d,
   font->pixel_width = d->pixel_width;
   font->pixel_height = d->pixel_height;
   font->encoding = d->encoding;
+  if (!(font->glyph_key = ftpool__glyph_key_new(font))) {
+    ftpool__memory_free(pool->memory, coords);
+    ftpool__memory_free(pool->memory, font);
+    ftpool__blob_drop(blob);
+    return ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
+  }
   ftpool__chunked_init(&font->instances);
   *out = font;
   return FTPOOL_OK;
@@ -107,6 +113,7 @@ void ftpool__font_free(ftpool_font *font) {
   FT_Memory memory = font->pool->memory;
   ftpool__chunked_fini(&font->instances, memory, sizeof(void *), NULL, NULL);
   ftpool__memory_free(memory, font->coords);
+  ftpool__glyph_key_release(memory, font->glyph_key);
   ftpool__blob_drop(font->blob);
   ftpool__memory_free(memory, font);
 }

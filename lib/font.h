@@ -31,6 +31,7 @@ struct ftpool_font {
   FT_UInt horz_resolution, vert_resolution;
   FT_UInt pixel_width, pixel_height;
   FT_Encoding encoding;
+  struct glyph_key *glyph_key; /* one reference */
   /* Per-thread backend: element i is the instance record of context i, or
    * NULL (struct instance *). */
   struct chunked instances;

@@ -70,6 +70,9 @@ static void classify(struct registry *registry, uint64_t survivor) {
     if (!ftpool__context_is_held(c) || word_load_relaxed(&c->quarantined) ||
         u64_load_relaxed(&c->holder) == survivor)
       continue;
+    /* Its thread reads no glyph in the child: its pin would hold every
+     * eviction's memory for ever. */
+    ftpool__glyph_reader_forget(&c->glyphs);
     /* A font instance acquired by a gone thread is in the middle of its
      * use: its face may be half-edited too. */
     if (word_load_relaxed(&c->busy) || word_load_relaxed(&c->fonts.in_use)) {

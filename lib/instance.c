@@ -306,12 +306,17 @@ ftpool_status ftpool__instance_acquire(struct context *c, ftpool_font *font,
  * NULL. Looked for among the context's acquired instances, by the face's
  * address alone: a face given back may be closed already (evicted), and
  * one that another thread acquired is not in this chain. */
-static struct instance *acquired_instance(struct context *c, ftpool_font *font,
-                                          FT_Face face) {
+struct instance *ftpool__instance_acquired(struct context *c, ftpool_font *font,
+                                           FT_Face face) {
   for (struct instance *i = c->fonts.current; i; i = i->outer)
     if (i->face->face == face && i->font == font)
       return i;
   return NULL;
+}
+
+bool ftpool__instance_size_as_set(const struct instance *inst) {
+  return inst->face->face->size == inst->size &&
+         !ftpool__size_changed(inst->size, &inst->metrics);
 }
 
 static void drop_record(struct context *c, struct instance *inst);
@@ -330,17 +335,20 @@ static void put_down(struct context *c, struct instance *inst) {
         i->outer = inst->outer;
         break;
       }
-  word_store_relaxed(&s->in_use, word_load_relaxed(&s->in_use) - 1);
+  uintptr_t in_use = word_load_relaxed(&s->in_use) - 1;
+  word_store_relaxed(&s->in_use, in_use);
   inst->last_used = ++s->clock;
   count_idle(s, true);
   ftpool__context_leave(c);
+  if (!in_use) /* no glyph the context got is read after this */
+    ftpool__glyph_unpin(&c->pool->glyphs, &c->glyphs);
   if (inst->gone)
     drop_record(c, inst);
 }
 
 ftpool_status ftpool__instance_give_back(struct context *c, ftpool_font *font,
                                          FT_Face face) {
-  struct instance *inst = acquired_instance(c, font, face);
+  struct instance *inst = ftpool__instance_acquired(c, font, face);
   if (!inst)
     return ftpool__fail(FTPOOL_ERR_NOT_ACQUIRED);
   if (--inst->uses)
@@ -352,7 +360,7 @@ ftpool_status ftpool__instance_give_back(struct context *c, ftpool_font *font,
 
 struct instance_data *ftpool__instance_data(struct context *c,
                                             ftpool_font *font, FT_Face face) {
-  struct instance *inst = acquired_instance(c, font, face);
+  struct instance *inst = ftpool__instance_acquired(c, font, face);
   return inst ? &inst->data : NULL;
 }
 

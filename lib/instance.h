@@ -60,6 +60,13 @@ ftpool_status ftpool__instance_give_back(struct context *c, ftpool_font *font,
 struct instance_data *ftpool__instance_data(struct context *c,
                                             ftpool_font *font, FT_Face face);
 
+/* The instance behind a face this context's holder acquired from font, or
+ * NULL; and whether its size is still the font's (a user may set another
+ * on an acquired face). */
+struct instance *ftpool__instance_acquired(struct context *c, ftpool_font *font,
+                                           FT_Face face);
+bool ftpool__instance_size_as_set(const struct instance *inst);
+
 /* Any thread, on a font's last release: drops the instance of self (the
  * caller's context, or NULL) and hands each other instance record to its
  * context (context.h's hand-over), as mail whose kind drops it there. */

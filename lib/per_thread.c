@@ -301,6 +301,38 @@ static struct instance_data *pt_font_data(ftpool_font *font, FT_Face face) {
   return c ? ftpool__instance_data(c, font, face) : NULL;
 }
 
+static ftpool_status pt_font_glyph(ftpool_font *font, FT_Face face,
+                                   const struct glyph_request *req,
+                                   struct glyph_entry **out) {
+  struct context *c = held_context(as_per_thread(font->pool));
+  struct instance *inst = c ? ftpool__instance_acquired(c, font, face) : NULL;
+  if (!inst)
+    return FTPOOL_ERR_NOT_ACQUIRED;
+  ftpool_status status = ftpool__glyph_check_index(face, req);
+  if (status != FTPOOL_OK)
+    return status;
+  struct glyph_cache *cache = &font->pool->glyphs;
+  if ((*out = ftpool__glyph_hit(cache, &c->glyphs, &c->glyph_counts, req)))
+    return FTPOOL_OK;
+  if (!ftpool__instance_size_as_set(inst))
+    return FTPOOL_ERR_SIZE_CHANGED;
+  return ftpool__glyph_miss(cache, &c->glyphs, &c->glyph_counts, req, face,
+                            out);
+}
+
+/* The glyph cache's readers are the contexts. */
+static uint64_t oldest_pin(void *arg) {
+  uint64_t oldest = UINT64_MAX;
+  for (struct context *c = ftpool__registry_first(arg); c; c = c->next) {
+    /* Acquire pairs with the reader's release unpin: its reads of what it
+     * unpinned happen before the free that follows. */
+    uint64_t pin = u64_load_acquire(&c->glyphs.pin);
+    if (pin && pin < oldest)
+      oldest = pin;
+  }
+  return oldest;
+}
+
 static void pt_font_gone(ftpool_font *font) {
   struct per_thread_pool *pool = as_per_thread(font->pool);
   struct context *self = held_context(pool);
@@ -335,7 +367,9 @@ static void pt_stats(ftpool *base, ftpool_stats *s) {
         counter_load_relaxed(&c->abandoned_at_fork);
     s->contexts_quarantined += word_load_relaxed(&c->quarantined);
     ftpool__fonts_stats(&c->fonts, s);
+    ftpool__glyph_counts_stats(&c->glyph_counts, s);
   }
+  ftpool__glyph_cache_stats(&base->glyphs, s);
 }
 
 /* No other call may overlap this one, so every context is ours: drain its
@@ -353,6 +387,7 @@ static void pt_destroy(ftpool *base) {
   while (c) {
     struct context *next = c->next;
     if (!word_load_relaxed(&c->quarantined)) {
+      ftpool__glyph_reader_fini(&base->glyphs, &c->glyphs);
       ftpool__context_drain(c);
       ftpool__fonts_destroy(c, &dead);
       FT_Done_Library(c->library);
@@ -365,6 +400,7 @@ static void pt_destroy(ftpool *base) {
     dead = font->dead_next;
     ftpool__font_free(font);
   }
+  ftpool__glyph_cache_fini(&base->glyphs);
   ftpool__pool_fini_header(base);
   ftpool__memory_free(base->memory, pool);
 }
@@ -381,6 +417,7 @@ static const struct backend per_thread_backend = {
     .font_give_back = pt_font_give_back,
     .font_data = pt_font_data,
     .font_gone = pt_font_gone,
+    .font_glyph = pt_font_glyph,
 };
 
 ftpool_status ftpool__per_thread_create(const ftpool_config *config,
@@ -397,7 +434,16 @@ ftpool_status ftpool__per_thread_create(const ftpool_config *config,
     ftpool__memory_free(config->memory, pool);
     return ftpool__fail(FTPOOL_ERR_THREAD);
   }
+  ftpool_status status = ftpool__glyph_cache_init(
+      &pool->base.glyphs, config->memory, config->glyph_cache_bytes, oldest_pin,
+      &pool->registry);
+  if (status != FTPOOL_OK) {
+    pthread_key_delete(pool->key);
+    ftpool__memory_free(config->memory, pool);
+    return status;
+  }
   if (!ftpool__fork_track(&pool->registry)) {
+    ftpool__glyph_cache_fini(&pool->base.glyphs);
     pthread_key_delete(pool->key);
     ftpool__memory_free(config->memory, pool);
     return ftpool__fail(FTPOOL_ERR_THREAD);

@@ -15,6 +15,7 @@ void ftpool_config_init(ftpool_config *config) {
   config->file_cache_bytes = FTPOOL_DEFAULT_FILE_CACHE_BYTES;
   config->font_idle_instances = FTPOOL_DEFAULT_FONT_IDLE_INSTANCES;
   config->font_idle_bytes = FTPOOL_DEFAULT_FONT_IDLE_BYTES;
+  config->glyph_cache_bytes = FTPOOL_DEFAULT_GLYPH_CACHE_BYTES;
 }
 
 void ftpool__pool_init_header(ftpool *pool, const struct backend *backend,

@@ -7,6 +7,7 @@
 #include "file_cache.h"
 #include "font.h"
 #include "ftpool.h"
+#include "glyph_cache.h"
 
 /* What a context's mailbox (context.h) carries: the first member of a face
  * to close or of a font instance to drop because its font is gone. Its
@@ -73,6 +74,11 @@ struct backend {
    * the font, or NULL. */
   struct instance_data *(*font_data)(ftpool_font *font, FT_Face face);
   void (*font_gone)(ftpool_font *font);
+  /* The glyph cache's lookup of req (glyph_cache.h) on a face the caller
+   * acquired from font, its hash filled in; a status without recording it. */
+  ftpool_status (*font_glyph)(ftpool_font *font, FT_Face face,
+                              const struct glyph_request *req,
+                              struct glyph_entry **out);
 };
 
 /* The first member of each backend's pool structure. */
@@ -85,7 +91,8 @@ struct ftpool {
   struct file_cache files;
   size_t font_idle_instances; /* per context */
   size_t font_idle_bytes;
-  atomic_counter fonts; /* live */
+  atomic_counter fonts;      /* live */
+  struct glyph_cache glyphs; /* the backend's to initialise and free */
   /* Set by ftpool_destroy, which no other call may overlap: the releases
    * and closes that data destructors make from it are no-ops, since the
    * destroy frees everything, fonts and faces included, in its own order. */

@@ -21,20 +21,30 @@ static struct shared_mutex_pool *pools;
 #if FTPOOL_FORK_HANDLERS
 static void before_fork(void) {
   pthread_mutex_lock(&pools_lock);
-  for (struct shared_mutex_pool *p = pools; p; p = p->next)
+  for (struct shared_mutex_pool *p = pools; p; p = p->next) {
+    pthread_mutex_lock(&p->glyph_mutex);
     pthread_mutex_lock(&p->mutex);
+  }
 }
 
 static void after_fork(void) {
-  for (struct shared_mutex_pool *p = pools; p; p = p->next)
+  for (struct shared_mutex_pool *p = pools; p; p = p->next) {
     pthread_mutex_unlock(&p->mutex);
+    pthread_mutex_unlock(&p->glyph_mutex);
+  }
   pthread_mutex_unlock(&pools_lock);
+}
+
+static void after_fork_in_child(void) {
+  for (struct shared_mutex_pool *p = pools; p; p = p->next)
+    ftpool__sm_fonts_forget_readers(p);
+  after_fork();
 }
 
 /* At load time, so that no first call races to register or waits for
  * another to. */
 __attribute__((constructor)) static void register_fork_handlers(void) {
-  pthread_atfork(before_fork, after_fork, after_fork);
+  pthread_atfork(before_fork, after_fork, after_fork_in_child);
 }
 #endif
 
@@ -101,13 +111,19 @@ static void sm_stats(ftpool *base, ftpool_stats *s) {
   ftpool__sm_fonts_stats(pool, s);
   pthread_mutex_unlock(&pool->mutex);
   s->faces_open = s->faces_opened - s->faces_closed;
+  pthread_mutex_lock(&pool->glyph_mutex);
+  ftpool__glyph_counts_stats(&pool->glyph_counts, s);
+  ftpool__glyph_cache_stats(&base->glyphs, s);
+  pthread_mutex_unlock(&pool->glyph_mutex);
 }
 
 static void sm_destroy(ftpool *base) {
   struct shared_mutex_pool *pool = as_shared(base);
   unlink_pool(pool);
   ftpool__sm_fonts_destroy(pool);
+  ftpool__glyph_cache_fini(&base->glyphs);
   FT_Done_Library(pool->library);
+  pthread_mutex_destroy(&pool->glyph_mutex);
   pthread_mutex_destroy(&pool->mutex);
   ftpool__pool_fini_header(base);
   ftpool__memory_free(base->memory, pool);
@@ -125,6 +141,7 @@ static const struct backend shared_mutex_backend = {
     .font_give_back = ftpool__sm_font_give_back,
     .font_data = ftpool__sm_font_data,
     .font_gone = ftpool__sm_font_gone,
+    .font_glyph = ftpool__sm_font_glyph,
 };
 
 ftpool_status ftpool__shared_mutex_create(const ftpool_config *config,
@@ -142,7 +159,17 @@ ftpool_status ftpool__shared_mutex_create(const ftpool_config *config,
     ftpool__memory_free(config->memory, pool);
     return status;
   }
+  status = ftpool__glyph_cache_init(&pool->base.glyphs, config->memory,
+                                    config->glyph_cache_bytes,
+                                    ftpool__sm_fonts_oldest_pin, pool);
+  if (status != FTPOOL_OK) {
+    FT_Done_Library(pool->library);
+    ftpool__memory_free(config->memory, pool);
+    return status;
+  }
+  ftpool__glyph_counts_init(&pool->glyph_counts);
   pthread_mutex_init(&pool->mutex, NULL);
+  pthread_mutex_init(&pool->glyph_mutex, NULL);
   link_pool(pool);
   *out = &pool->base;
   return FTPOOL_OK;

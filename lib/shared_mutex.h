@@ -25,6 +25,10 @@ struct shared_mutex_pool {
   size_t closed;
   struct sm_font *fonts; /* live fonts, for destroy */
   size_t fonts_made;
+  /* The glyph cache's lock, taken for every lookup, hits included, as
+   * Skia's and cairo's are; before `mutex` where both are taken. */
+  pthread_mutex_t glyph_mutex;
+  struct glyph_counts glyph_counts; /* under glyph_mutex */
 };
 
 static inline struct shared_mutex_pool *as_shared(ftpool *pool) {
@@ -40,6 +44,16 @@ ftpool_status ftpool__sm_font_acquire(ftpool_font *font, FT_Face *face);
 ftpool_status ftpool__sm_font_give_back(ftpool_font *font, FT_Face face);
 struct instance_data *ftpool__sm_font_data(ftpool_font *font, FT_Face face);
 void ftpool__sm_font_gone(ftpool_font *font);
+ftpool_status ftpool__sm_font_glyph(ftpool_font *font, FT_Face face,
+                                    const struct glyph_request *req,
+                                    struct glyph_entry **out);
+
+/* The glyph cache's readers, one per font: the oldest pin; takes `mutex`. */
+uint64_t ftpool__sm_fonts_oldest_pin(void *pool);
+
+/* A fork() child, holding every lock: the fonts the forking thread does
+ * not hold have no reader left. */
+void ftpool__sm_fonts_forget_readers(struct shared_mutex_pool *pool);
 
 /* Under the pool's mutex. */
 void ftpool__sm_fonts_stats(struct shared_mutex_pool *pool, ftpool_stats *s);

@@ -17,6 +17,7 @@ struct sm_font {
   size_t uses; /* under lock */
   size_t bytes;
   struct instance_data data;
+  struct glyph_reader glyphs; /* under lock and the pool's glyph_mutex */
   /* While held: the holder's list of the fonts it holds (held_key), edited
    * by the holder alone, under the fonts' locks. */
   struct sm_font *held_prev, *held_next;
@@ -36,11 +37,23 @@ struct sm_font {
 static pthread_key_t held_key;
 static int held_key_error;
 
+/* The holder's, when it holds the font no more: the glyphs it got are not
+ * read after. */
+static void unpin(struct shared_mutex_pool *pool, struct sm_font *sm) {
+  if (!sm->glyphs.pinned)
+    return;
+  pthread_mutex_lock(&pool->glyph_mutex);
+  ftpool__glyph_unpin(&pool->base.glyphs, &sm->glyphs);
+  pthread_mutex_unlock(&pool->glyph_mutex);
+}
+
 static void give_back_at_exit(void *first) {
   for (struct sm_font *sm = first, *next; sm; sm = next) {
     next = sm->held_next; /* before the unlock: another thread relinks it */
     size_t uses = sm->uses;
     sm->uses = 0;
+    if (uses)
+      unpin(as_shared(sm->font->pool), sm);
     /* Relaxed: set by a thread that failed to take the lock we hold; read
      * either way it is safe, since such an sm is never freed. */
     if (!word_load_relaxed(&sm->orphaned))
@@ -108,6 +121,7 @@ ftpool_status ftpool__sm_font_prepare(ftpool_font *font) {
   if (!sm)
     return ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
   word_init(&sm->orphaned, 0);
+  ftpool__glyph_reader_init(&sm->glyphs);
   pthread_mutex_lock(&pool->mutex);
   size_t before = ftpool__library_memory_bytes(&pool->memory);
   ftpool_status status = open_font(pool, font, sm);
@@ -180,11 +194,60 @@ ftpool_status ftpool__sm_font_give_back(ftpool_font *font, FT_Face face) {
   struct sm_font *sm = font->sm;
   if (!held_by_caller(sm, face))
     return ftpool__fail(FTPOOL_ERR_NOT_ACQUIRED);
-  if (--sm->uses == 0)
+  if (--sm->uses == 0) {
     unhold(sm);
+    unpin(as_shared(font->pool), sm);
+  }
   pthread_mutex_unlock(&sm->lock);
   pthread_mutex_unlock(&sm->lock);
   return FTPOOL_OK;
+}
+
+ftpool_status ftpool__sm_font_glyph(ftpool_font *font, FT_Face face,
+                                    const struct glyph_request *req,
+                                    struct glyph_entry **out) {
+  struct sm_font *sm = font->sm;
+  if (!held_by_caller(sm, face))
+    return FTPOOL_ERR_NOT_ACQUIRED;
+  ftpool_status status = ftpool__glyph_check_index(face, req);
+  if (status == FTPOOL_OK) {
+    struct shared_mutex_pool *pool = as_shared(font->pool);
+    struct glyph_cache *cache = &pool->base.glyphs;
+    pthread_mutex_lock(&pool->glyph_mutex);
+    if (!(*out = ftpool__glyph_hit(cache, &sm->glyphs, &pool->glyph_counts,
+                                   req))) {
+      status = ftpool__size_changed(face->size, &sm->metrics)
+                   ? FTPOOL_ERR_SIZE_CHANGED
+                   : ftpool__glyph_miss(cache, &sm->glyphs, &pool->glyph_counts,
+                                        req, face, out);
+    }
+    pthread_mutex_unlock(&pool->glyph_mutex);
+  }
+  pthread_mutex_unlock(&sm->lock); /* held_by_caller's */
+  return status;
+}
+
+uint64_t ftpool__sm_fonts_oldest_pin(void *arg) {
+  struct shared_mutex_pool *pool = arg;
+  uint64_t oldest = UINT64_MAX;
+  pthread_mutex_lock(&pool->mutex);
+  for (struct sm_font *sm = pool->fonts; sm; sm = sm->next) {
+    uint64_t pin = u64_load_relaxed(&sm->glyphs.pin); /* under glyph_mutex */
+    if (pin && pin < oldest)
+      oldest = pin;
+  }
+  pthread_mutex_unlock(&pool->mutex);
+  return oldest;
+}
+
+void ftpool__sm_fonts_forget_readers(struct shared_mutex_pool *pool) {
+  for (struct sm_font *sm = pool->fonts; sm; sm = sm->next) {
+    struct sm_font *held = pthread_getspecific(held_key);
+    while (held && held != sm)
+      held = held->held_next;
+    if (!held)
+      ftpool__glyph_reader_forget(&sm->glyphs);
+  }
 }
 
 struct instance_data *ftpool__sm_font_data(ftpool_font *font, FT_Face face) {
@@ -214,13 +277,16 @@ static void unlink_font(struct shared_mutex_pool *pool, struct sm_font *sm) {
  * the font while another held it, or destroyed the pool before joining).
  * That lock cannot be destroyed while locked: sm is leaked, and the
  * holder's exit, which may still find it in its list, skips it. */
-static bool unlock_for_free(struct sm_font *sm) {
+static bool unlock_for_free(struct shared_mutex_pool *pool,
+                            struct sm_font *sm) {
   if (pthread_mutex_trylock(&sm->lock) != 0) {
     word_store_relaxed(&sm->orphaned, 1); /* see give_back_at_exit */
     return false;
   }
-  if (sm->uses)
+  if (sm->uses) {
     unhold(sm);
+    unpin(pool, sm);
+  }
   for (size_t locks = sm->uses + 1; locks; locks--)
     pthread_mutex_unlock(&sm->lock);
   pthread_mutex_destroy(&sm->lock);
@@ -236,7 +302,7 @@ void ftpool__sm_font_gone(ftpool_font *font) {
   unlink_font(pool, sm);
   FT_Done_Face(sm->face);
   pthread_mutex_unlock(&pool->mutex);
-  if (unlock_for_free(sm))
+  if (unlock_for_free(pool, sm))
     ftpool__memory_free(pool->base.memory, sm);
 }
 
@@ -259,7 +325,7 @@ void ftpool__sm_fonts_destroy(struct shared_mutex_pool *pool) {
     pool->fonts = sm->next;
     FT_Done_Face(sm->face); /* before the font drops its bytes */
     ftpool__font_free(sm->font);
-    if (unlock_for_free(sm))
+    if (unlock_for_free(pool, sm))
       ftpool__memory_free(pool->base.memory, sm);
   }
 }

@@ -17,7 +17,9 @@ enum ftpool_test_hook {
   FTPOOL_HOOK_RECOVERING,  /* a fork child's recovery of orphans begins */
   FTPOOL_HOOK_DRAINED_ONE, /* a drain closed one record, maybe of more */
   FTPOOL_HOOK_OFFERED,     /* the file cache just published a fresh blob */
-  FTPOOL_HOOK_LOOKED_UP    /* the file cache read an entry's blob pointer */
+  FTPOOL_HOOK_LOOKED_UP,   /* the file cache read an entry's blob pointer */
+  FTPOOL_HOOK_GLYPH_PUBLISHING, /* a glyph is about to be pushed on a chain */
+  FTPOOL_HOOK_GLYPH_EVICTING    /* victims unlinked, not yet retired */
 };
 
 #ifdef FTPOOL_TEST_HOOKS

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The glyph cache: rendered glyphs and advances, shared by every thread of a
+ * pool (ftpool.h, "Caching glyphs"; docs/design.md, "The glyph cache").
+ *
+ * A hash table of buckets, each a chain of entries linked by atomic
+ * pointers. Readers walk chains with no lock and no read-modify-write.
+ * Inserters push a new entry on its bucket's chain with a CAS (after
+ * checking that no equal entry is there, so one of two racing copies
+ * wins), after reserving its bytes against the budget with a CAS. One
+ * thread at a time evicts, the holder of a token it takes by exchange
+ * (others never wait for it: they return their glyph uncached instead): it
+ * unlinks victims, chosen by SIEVE over the entries in publication order,
+ * and retires them with an epoch.
+ *
+ * Reclamation is by quiescent states: each reader (a context, or with the
+ * shared-mutex backend a font) pins the epoch at its first lookup while it
+ * has fonts acquired and unpins when it has none. An entry retired with
+ * epoch R is freed once no reader holds a pin older than R.
+ */
+#ifndef FTPOOL_GLYPH_CACHE_H
+#define FTPOOL_GLYPH_CACHE_H
+
+#include <stdbool.h>
+
+#include "atomics.h"
+#include "ftpool.h"
+#include "platform.h"
+
+/* What an entry holds. */
+enum glyph_kind { GLYPH_RENDERED, GLYPH_ADVANCE };
+
+/* A font's identity in the cache: what decides a rendered glyph besides its
+ * index and flags. Fonts with equal keys share entries. Immutable,
+ * reference-counted: the font and each entry hold one. */
+struct glyph_key {
+  atomic_refcount refs;
+  uint64_t hash;
+  uint64_t blob_serial;      /* 0 when the bytes are a file's */
+  struct file_identity file; /* the file's version, else zeroes */
+  FT_Long face_index;
+  FT_F26Dot6 char_width, char_height;
+  FT_UInt horz_resolution, vert_resolution;
+  FT_UInt pixel_width, pixel_height;
+  FT_UInt num_coords;
+  FT_Fixed coords[];
+};
+
+/* What a lookup asks for. */
+struct glyph_request {
+  struct glyph_key *key;
+  FT_UInt glyph_index;
+  FT_Int32 load_flags; /* normalised: what the load is made with */
+  enum glyph_kind kind;
+  uint64_t hash;
+};
+
+struct glyph_entry {
+  atomic_ptr next; /* the bucket's chain */
+  uint64_t hash;
+  struct glyph_key *key; /* one reference */
+  FT_UInt glyph_index;
+  FT_Int32 load_flags;
+  enum glyph_kind kind;
+  /* SIEVE's mark: set by a hit that finds it clear, cleared by the hand. */
+  atomic_word visited;
+  size_t bytes; /* charged to the budget */
+  /* The evictor's: its queue (newest at the head), or while published and
+   * not yet queued, the incoming stack; retired, the retired list. */
+  struct glyph_entry *queue_prev, *queue_next;
+  uint64_t retired_at;
+  union {
+    ftpool_glyph glyph; /* its buffer follows the entry */
+    FT_Fixed advance;
+  } value;
+};
+
+/* A reader's state: a context's (per-thread backend) or a font's
+ * (shared-mutex). */
+struct glyph_reader {
+  atomic_u64 pin;          /* 0, or the epoch when it pinned */
+  bool pinned;             /* the reader's own */
+  struct glyph_entry *own; /* glyphs returned uncached, freed at unpin */
+};
+
+/* Lookups, counted by one writer at a time: a context's holder, or the
+ * holder of the shared-mutex backend's lock. */
+struct glyph_counts {
+  atomic_counter hits, misses, uncached;
+};
+
+/* The oldest epoch a reader has pinned, or UINT64_MAX if none is pinned:
+ * the backend's walk over its readers. */
+typedef uint64_t (*glyph_oldest_pin_fn)(void *arg);
+
+struct glyph_cache {
+  FT_Memory memory;
+  size_t budget; /* 0: off */
+  size_t mask;   /* buckets - 1 */
+  atomic_ptr *buckets;
+  atomic_counter bytes;    /* reserved and published entries */
+  atomic_counter awaiting; /* retired, not yet freed */
+  atomic_counter entries;
+  atomic_counter evictions;
+  atomic_u64 epoch;
+  atomic_ptr incoming; /* published since the evictor last ran */
+  atomic_word evicting;
+  glyph_oldest_pin_fn oldest_pin;
+  void *oldest_pin_arg;
+  /* The token holder's. */
+  struct glyph_entry *queue_head, *queue_tail, *hand;
+  struct glyph_entry *retired_head, *retired_tail; /* oldest first */
+};
+
+ftpool_status ftpool__glyph_cache_init(struct glyph_cache *cache,
+                                       FT_Memory memory, size_t budget,
+                                       glyph_oldest_pin_fn oldest_pin,
+                                       void *arg);
+
+/* Frees every entry; single-threaded, after every reader is gone. */
+void ftpool__glyph_cache_fini(struct glyph_cache *cache);
+
+/* Keys (glyph_key.c). NULL when out of memory. */
+struct glyph_key *ftpool__glyph_key_new(const ftpool_font *font);
+void ftpool__glyph_key_release(FT_Memory memory, struct glyph_key *key);
+
+/* Fills in req->hash from the rest. */
+void ftpool__glyph_request_hash(struct glyph_request *req);
+
+void ftpool__glyph_reader_init(struct glyph_reader *reader);
+void ftpool__glyph_counts_init(struct glyph_counts *counts);
+
+void ftpool__glyph_pin_slow(struct glyph_cache *cache,
+                            struct glyph_reader *reader);
+
+/* The reader's pin, taken before its first lookup while it holds fonts. */
+static inline void ftpool__glyph_pin(struct glyph_cache *cache,
+                                     struct glyph_reader *reader) {
+  if (!reader->pinned)
+    ftpool__glyph_pin_slow(cache, reader);
+}
+
+/* When the reader holds no font any more: no glyph it got is read after. */
+void ftpool__glyph_unpin(struct glyph_cache *cache,
+                         struct glyph_reader *reader);
+
+/* ftpool_destroy: frees the reader's own glyphs, reclaiming nothing. */
+void ftpool__glyph_reader_fini(struct glyph_cache *cache,
+                               struct glyph_reader *reader);
+
+/* A fork() child: the reader's thread is gone, so it reads nothing. */
+void ftpool__glyph_reader_forget(struct glyph_reader *reader);
+
+/* The published entry equal to req, counted as a hit, or NULL; pins the
+ * reader first. */
+struct glyph_entry *ftpool__glyph_hit(struct glyph_cache *cache,
+                                      struct glyph_reader *reader,
+                                      struct glyph_counts *counts,
+                                      const struct glyph_request *req);
+
+/*
+ * A miss: renders (or loads the advance of) req on face, which the caller
+ * holds with the font's size active, and publishes it, or if another copy
+ * won, returns that; or, if the cache has no room, returns it uncached on
+ * the reader's own list. The reader must be pinned.
+ */
+ftpool_status ftpool__glyph_miss(struct glyph_cache *cache,
+                                 struct glyph_reader *reader,
+                                 struct glyph_counts *counts,
+                                 const struct glyph_request *req, FT_Face face,
+                                 struct glyph_entry **out);
+
+/* The checks every backend makes of an acquired face, past its own: the
+ * glyph index. */
+static inline ftpool_status
+ftpool__glyph_check_index(FT_Face face, const struct glyph_request *req) {
+  return (FT_Long)req->glyph_index < face->num_glyphs ? FTPOOL_OK
+                                                      : FTPOOL_ERR_GLYPH_INDEX;
+}
+
+/* Eviction and reclamation (glyph_evict.c). */
+
+/* Makes room for `need` more bytes, if the token is free: evicts, retires,
+ * reclaims. False if the caller should not insert. */
+bool ftpool__glyph_make_room(struct glyph_cache *cache, size_t need);
+
+/* Frees retired entries no reader can hold, if the token is free. */
+void ftpool__glyph_reclaim(struct glyph_cache *cache);
+
+void ftpool__glyph_entry_free(struct glyph_cache *cache, struct glyph_entry *e);
+
+/* Statistics of the cache itself (the readers' counters are the
+ * backend's to sum). */
+void ftpool__glyph_cache_stats(struct glyph_cache *cache, ftpool_stats *s);
+void ftpool__glyph_counts_stats(struct glyph_counts *counts, ftpool_stats *s);
+
+#endif /* FTPOOL_GLYPH_CACHE_H */

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The glyph cache's eviction and reclamation, by the holder of the token
+ * alone: SIEVE over the entries in publication order, victims unlinked
+ * from their chains and retired with an epoch, retired entries freed once
+ * no reader's pin is older (glyph_cache.h).
+ */
+#include "glyph_cache.h"
+#include "memory.h"
+#include "test_hooks.h"
+
+#ifdef FTPOOL_TSAN
+atomic_word ftpool__fence_word;
+#endif
+
+/* A thread that finds the token taken does not wait: it inserts nothing. */
+static bool take_token(struct glyph_cache *cache) {
+  /* Acquire pairs with give_token: the last holder's queue and retired
+   * list are this one's. The load first keeps a busy token's line shared. */
+  return !word_load_relaxed(&cache->evicting) &&
+         !word_exchange_acquire(&cache->evicting, 1);
+}
+
+static void give_token(struct glyph_cache *cache) {
+  word_store_release(&cache->evicting, 0);
+}
+
+/* Moves what inserters published since the last run to the queue's head:
+ * the stack is newest first, as the queue is. */
+static void take_incoming(struct glyph_cache *cache) {
+  /* Acquire pairs with the inserters' release CAS: their entries' fields. */
+  struct glyph_entry *first = ptr_exchange_acquire(&cache->incoming, NULL);
+  if (!first)
+    return;
+  struct glyph_entry *last = first;
+  first->queue_prev = NULL;
+  for (; last->queue_next; last = last->queue_next)
+    last->queue_next->queue_prev = last;
+  last->queue_next = cache->queue_head;
+  if (cache->queue_head)
+    cache->queue_head->queue_prev = last;
+  else
+    cache->queue_tail = last;
+  cache->queue_head = first;
+}
+
+/* SIEVE's hand, from the oldest toward the newest, wrapping: a visited
+ * entry is spared once (its mark cleared), the first unvisited one is the
+ * victim. Every entry is spared at most once per call, so the walk ends
+ * even while readers keep marking. */
+static struct glyph_entry *next_victim(struct glyph_cache *cache) {
+  size_t spared = 0, limit = counter_load_relaxed(&cache->entries) + 1;
+  for (;;) {
+    struct glyph_entry *e = cache->hand ? cache->hand : cache->queue_tail;
+    if (!e)
+      return NULL;
+    /* Relaxed, as the readers' marks: a hint. */
+    if (spared++ < limit && word_load_relaxed(&e->visited)) {
+      word_store_relaxed(&e->visited, 0);
+      cache->hand = e->queue_prev;
+      continue;
+    }
+    return e;
+  }
+}
+
+static void dequeue(struct glyph_cache *cache, struct glyph_entry *e) {
+  cache->hand = e->queue_prev;
+  if (e->queue_prev)
+    e->queue_prev->queue_next = e->queue_next;
+  else
+    cache->queue_head = e->queue_next;
+  if (e->queue_next)
+    e->queue_next->queue_prev = e->queue_prev;
+  else
+    cache->queue_tail = e->queue_prev;
+}
+
+/* Takes e out of its chain. Inserters only ever change a bucket's head, so
+ * a link inside a chain has one writer, the token holder; the head is
+ * changed by CAS, against them. Readers on e keep following e->next,
+ * which stays as it was. Release on the new link, and acquire where the
+ * successor was read, so a reader reaching it through the new link sees
+ * what its inserter wrote. */
+static void unlink_entry(struct glyph_cache *cache, struct glyph_entry *e) {
+  atomic_ptr *bucket = &cache->buckets[(size_t)(e->hash >> 17) & cache->mask];
+  void *next = ptr_load_acquire(&e->next);
+  for (;;) {
+    void *head = ptr_load_acquire(bucket);
+    if (head == e) {
+      if (ptr_cas_release(bucket, &head, next))
+        return;
+      continue; /* an inserter pushed in front of e */
+    }
+    struct glyph_entry *pred = head;
+    while (ptr_load_acquire(&pred->next) != e)
+      pred = ptr_load_acquire(&pred->next);
+    ptr_store_release(&pred->next, next);
+    return;
+  }
+}
+
+/* Frees the retired entries older than every pin. */
+static void reclaim_held(struct glyph_cache *cache) {
+  if (!cache->retired_head)
+    return;
+  /* Pairs with the readers' pin fence: a reader whose pin this walk misses
+   * pinned after every unlink was visible to it. */
+  fence_seq_cst();
+  uint64_t oldest = cache->oldest_pin(cache->oldest_pin_arg);
+  size_t freed = 0;
+  struct glyph_entry *e = cache->retired_head;
+  while (e && e->retired_at <= oldest) {
+    struct glyph_entry *next = e->queue_next;
+    freed += e->bytes;
+    ftpool__glyph_entry_free(cache, e);
+    e = next;
+  }
+  cache->retired_head = e;
+  if (!e)
+    cache->retired_tail = NULL;
+  counter_sub_relaxed(&cache->awaiting, freed);
+}
+
+/* Hands the victims, unlinked, to reclamation. */
+static void retire(struct glyph_cache *cache, struct glyph_entry *batch,
+                   size_t bytes, size_t count) {
+  FTPOOL_TEST_HOOK(FTPOOL_HOOK_GLYPH_EVICTING);
+  counter_add_relaxed(&cache->evictions, count);
+#ifdef FTPOOL_CONTROL_GLYPH_FREE_AT_ONCE
+  /* test/glyph_cache_test.cc's negative control: AddressSanitizer must
+   * catch a reader of an evicted glyph. */
+  (void)bytes;
+  for (struct glyph_entry *next; batch; batch = next) {
+    next = batch->queue_next;
+    ftpool__glyph_entry_free(cache, batch);
+  }
+#else
+  counter_add_relaxed(&cache->awaiting, bytes);
+  /* Release pairs with a pinning reader's acquire: one that pins this
+   * epoch or later sees the unlinks above. */
+  uint64_t epoch = u64_add_release(&cache->epoch, 1);
+  for (struct glyph_entry *next; batch; batch = next) {
+    next = batch->queue_next;
+    batch->retired_at = epoch;
+    batch->queue_next = NULL;
+    if (cache->retired_tail)
+      cache->retired_tail->queue_next = batch;
+    else
+      cache->retired_head = batch;
+    cache->retired_tail = batch;
+  }
+#endif
+  reclaim_held(cache);
+}
+
+bool ftpool__glyph_make_room(struct glyph_cache *cache, size_t need) {
+  if (!take_token(cache))
+    return false;
+  take_incoming(cache);
+  reclaim_held(cache);
+  struct glyph_entry *batch = NULL;
+  size_t bytes = 0, count = 0;
+  size_t awaiting = counter_load_relaxed(&cache->awaiting);
+  while (counter_load_relaxed(&cache->bytes) + need > cache->budget) {
+    struct glyph_entry *e = next_victim(cache);
+    /* What awaits reclamation stays within the budget too. */
+    if (!e || awaiting + bytes + e->bytes > cache->budget)
+      break;
+    dequeue(cache, e);
+    unlink_entry(cache, e);
+    counter_sub_relaxed(&cache->bytes, e->bytes);
+    counter_sub_relaxed(&cache->entries, 1);
+    e->queue_next = batch;
+    batch = e;
+    bytes += e->bytes;
+    count++;
+  }
+  if (batch)
+    retire(cache, batch, bytes, count);
+  bool room = counter_load_relaxed(&cache->bytes) + need <= cache->budget;
+  give_token(cache);
+  return room;
+}
+
+void ftpool__glyph_reclaim(struct glyph_cache *cache) {
+  if (!take_token(cache))
+    return;
+  reclaim_held(cache);
+  give_token(cache);
+}

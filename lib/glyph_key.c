@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/* A font's identity in the glyph cache, and the hash of a lookup. */
+#include <string.h>
+
+#include "font.h"
+#include "glyph_cache.h"
+#include "memory.h"
+#include "pool.h"
+
+/* splitmix64's finaliser: every input bit reaches every output bit. */
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9u;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebu;
+  return h ^ (h >> 31);
+}
+
+struct glyph_key *ftpool__glyph_key_new(const ftpool_font *font) {
+  struct glyph_key *k = ftpool__memory_alloc(
+      font->pool->memory, sizeof *k + font->num_coords * sizeof *font->coords);
+  if (!k)
+    return NULL;
+  refcount_init(&k->refs);
+  refcount_add_relaxed(&k->refs);
+  const ftpool_blob *blob = font->blob;
+  /* A file's bytes are known by its version, so that two blobs read from
+   * it (file cache off) share entries; other bytes by their blob. */
+  if (blob->identity.size != 0)
+    k->file = blob->identity;
+  else
+    k->blob_serial = blob->serial;
+  k->face_index = font->face_index;
+  k->char_width = font->char_width;
+  k->char_height = font->char_height;
+  k->horz_resolution = font->horz_resolution;
+  k->vert_resolution = font->vert_resolution;
+  k->pixel_width = font->pixel_width;
+  k->pixel_height = font->pixel_height;
+  k->num_coords = font->num_coords;
+  if (font->num_coords)
+    memcpy(k->coords, font->coords, font->num_coords * sizeof *font->coords);
+  uint64_t h = mix(k->blob_serial, k->file.device);
+  h = mix(h, k->file.inode);
+  h = mix(h, k->file.size);
+  h = mix(h, (uint64_t)k->file.mtime_sec);
+  h = mix(h, (uint64_t)k->file.mtime_nsec);
+  h = mix(h, (uint64_t)k->face_index);
+  h = mix(h, (uint64_t)k->char_width);
+  h = mix(h, (uint64_t)k->char_height);
+  h = mix(h, ((uint64_t)k->horz_resolution << 32) | k->vert_resolution);
+  h = mix(h, ((uint64_t)k->pixel_width << 32) | k->pixel_height);
+  for (FT_UInt i = 0; i < k->num_coords; i++)
+    h = mix(h, (uint64_t)k->coords[i]);
+  k->hash = h;
+  return k;
+}
+
+void ftpool__glyph_key_release(FT_Memory memory, struct glyph_key *key) {
+  /* acq_rel: the last holder frees it after every other's use. */
+  if (key && refcount_sub_acq_rel(&key->refs) == 0)
+    ftpool__memory_free(memory, key);
+}
+
+void ftpool__glyph_request_hash(struct glyph_request *req) {
+  uint64_t h = mix(req->key->hash, req->glyph_index);
+  req->hash = mix(h, ((uint64_t)(uint32_t)req->load_flags << 1) | req->kind);
+}
