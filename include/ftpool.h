@@ -79,7 +79,7 @@ extern "C" {
  * "Versions and the ABI", has the whole promise.
  */
 #define FTPOOL_VERSION_MAJOR 0
-#define FTPOOL_VERSION_MINOR 2
+#define FTPOOL_VERSION_MINOR 3
 #define FTPOOL_VERSION_PATCH 0
 #define FTPOOL_VERSION_STRING                                                  \
   FTPOOL__STR(FTPOOL_VERSION_MAJOR)                                            \
@@ -579,6 +579,7 @@ typedef struct ftpool_glyph {
   FT_Glyph_Metrics metrics;
 } ftpool_glyph;
 
+/* The rendered glyph, from the cache or rendered and cached (see above). */
 ftpool_status ftpool_font_glyph(ftpool_font *font, FT_Face face,
                                 FT_UInt glyph_index, FT_Int32 load_flags,
                                 const ftpool_glyph **glyph);
