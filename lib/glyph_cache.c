@@ -327,12 +327,6 @@ ftpool_status ftpool__glyph_miss(struct glyph_cache *cache,
   return FTPOOL_OK;
 }
 
-void ftpool__glyph_entry_free(struct glyph_cache *cache,
-                              struct glyph_entry *e) {
-  ftpool__glyph_key_release(cache->memory, e->key);
-  ftpool__memory_free(cache->memory, e);
-}
-
 void ftpool__glyph_counts_stats(struct glyph_counts *counts, ftpool_stats *s) {
   s->glyph_hits += counter_load_relaxed(&counts->hits);
   s->glyph_misses += counter_load_relaxed(&counts->misses);

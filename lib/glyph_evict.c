@@ -13,6 +13,12 @@
 atomic_word ftpool__fence_word;
 #endif
 
+void ftpool__glyph_entry_free(struct glyph_cache *cache,
+                              struct glyph_entry *e) {
+  ftpool__glyph_key_release(cache->memory, e->key);
+  ftpool__memory_free(cache->memory, e);
+}
+
 /* A thread that finds the token taken does not wait: it inserts nothing. */
 static bool take_token(struct glyph_cache *cache) {
   /* Acquire pairs with give_token: the last holder's queue and retired
