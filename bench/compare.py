@@ -3,8 +3,10 @@
 """Turns a run of ftpool_bench (Google benchmark JSON) into the comparison.
 
 Prints, for each workload and thread count, items per second of each variant
-and the ratios per_thread/shared_mutex and per_thread/raw; checks the targets
-of docs/benchmarks.md; writes table.md and plot.png next to the JSON.
+and the ratios per_thread/shared_mutex and per_thread/raw; then the glyph
+cache's workload (cached_text: glyphs per second, ftpool_cache against each
+other variant, per text and thread count); checks the targets of
+docs/benchmarks.md; writes table.md and plot.png next to the JSON.
 
 Usage: compare.py RESULTS/bench.json
 """
@@ -19,13 +21,24 @@ WORKLOADS = ["mem_open_close", "file_open_close", "open_render_close",
              "render_only", "cross_close", "thread_churn", "get_library",
              "shared_font_render", "font_acquire", "font_churn"]
 FONTS = ["dejavu", "noto_cjk"]
+# The glyph cache's workload (bench/cache_workloads.cc): its variants, the
+# ones run at every thread count first, and its texts.
+CACHE_WORKLOAD = "cached_text"
+CACHE_VARIANTS = ["ftpool_cache", "ftpool_cache_mutex", "ftc_per_thread",
+                  "ftc_mutex", "uncached", "raw"]
+CACHE_EXTRAS = ["ftpool_cache_lookup", "ftc_per_thread_lookup",
+                "ftpool_cache_miss"]
+CACHE_TEXTS = ["english", "cjk"]
 
 
 def load(path):
-    """{(workload, font): {threads: {variant: items_per_second}}}"""
+    """context, {(workload, font): {threads: {variant: items_per_second}}},
+    and cached_text's {text: {threads: {variant: (items_per_second,
+    hit_rate or None)}}}"""
     with open(path) as f:
         report = json.load(f)
     runs = collections.defaultdict(lambda: collections.defaultdict(dict))
+    cached = collections.defaultdict(lambda: collections.defaultdict(dict))
     context = report.get("context", {})
     spreads = []
     for b in report["benchmarks"]:
@@ -40,11 +53,16 @@ def load(path):
             continue
         workload, font, variant, threads = b["run_name"].split("/")[:4]
         threads = int(threads.split(":")[1])
+        if workload == CACHE_WORKLOAD:
+            cached[font][threads][variant] = (b["items_per_second"],
+                                              b.get("hit_rate"))
+            continue
         runs[(workload, font)][threads][variant] = b["items_per_second"]
     ordered = sorted(runs.items(), key=lambda item: (
         WORKLOADS.index(item[0][0]), FONTS.index(item[0][1])))
     context["median_cv"] = sorted(spreads)[len(spreads) // 2] if spreads else None
-    return context, dict(ordered)
+    cached = {text: cached[text] for text in CACHE_TEXTS if text in cached}
+    return context, dict(ordered), cached
 
 
 def human(rate):
@@ -148,19 +166,108 @@ def targets(runs):
     return out
 
 
-def plot(runs, path):
+def cache_rate(cached, text, threads, variant):
+    return cached.get(text, {}).get(threads, {}).get(variant, (None, None))[0]
+
+
+def cache_table(cached):
+    """cached_text: glyphs per second, and ftpool_cache against the rest."""
+    others = CACHE_VARIANTS[1:]
+    lines = [
+        "| text | threads | " + " | ".join(CACHE_VARIANTS) + " | "
+        + " | ".join(f"ftpool_cache / {v}" for v in others)
+        + " | hit rate (ftpool_cache) |",
+        "|" + " --- |" * (2 + len(CACHE_VARIANTS) + len(others) + 1),
+    ]
+    for text, by_threads in cached.items():
+        for threads in sorted(by_threads):
+            r = by_threads[threads]
+            if not any(v in r for v in CACHE_VARIANTS):
+                continue
+            rate = {v: r[v][0] for v in r}
+            hit = r.get("ftpool_cache", (None, None))[1]
+            lines.append(
+                f"| {text} | {threads} | "
+                + " | ".join(human(rate[v]) if v in rate else "-"
+                             for v in CACHE_VARIANTS)
+                + " | "
+                + " | ".join(ratio(rate.get("ftpool_cache"), rate.get(v))
+                             for v in others)
+                + f" | {f'{100 * hit:.0f}%' if hit is not None else '-'} |")
+    lines += ["", "The lookup alone (no copy), and every lookup a miss "
+              "(ftpool_cache_miss: a budget of 1 byte):", "",
+              "| text | threads | ftpool_cache_lookup | ftc_per_thread_lookup "
+              "| lookup ratio | ftpool_cache_miss | uncached | miss / uncached |",
+              "|" + " --- |" * 8]
+    for text, by_threads in cached.items():
+        for threads in sorted(by_threads):
+            r = {v: by_threads[threads][v][0] for v in by_threads[threads]}
+            if not any(v in r for v in CACHE_EXTRAS):
+                continue
+            a, b = r.get("ftpool_cache_lookup"), r.get("ftc_per_thread_lookup")
+            m, u = r.get("ftpool_cache_miss"), r.get("uncached")
+            lines.append(
+                f"| {text} | {threads} | {human(a) if a else '-'} | "
+                f"{human(b) if b else '-'} | {ratio(a, b)} | "
+                f"{human(m) if m else '-'} | {human(u) if u else '-'} | "
+                f"{ratio(m, u)} |")
+    return "\n".join(lines)
+
+
+def cache_targets(cached):
+    """The glyph cache issue's targets, as (description, measured, met). The
+    cached-path targets are the English text's, whose glyphs fit the
+    budget; the CJK text overflows its budget by design (the miss path)."""
+    out = []
+
+    def rate(threads, variant, text="english"):
+        return cache_rate(cached, text, threads, variant)
+
+    def check(description, a, b, need):
+        if a and b:
+            out.append((description, f"{a / b:.2f}x", a / b >= need))
+
+    c1, c2 = rate(1, "ftpool_cache"), rate(2, "ftpool_cache")
+    check("cached_text/english, 1 thread: ftpool_cache >= 10x uncached",
+          c1, rate(1, "uncached"), 10.0)
+    check("cached_text/english, 1 thread: ftpool_cache >= 1.0x ftc_per_thread",
+          c1, rate(1, "ftc_per_thread"), 1.0)
+    check("cached_text/english, 1 thread: the lookup alone no slower than "
+          "FTC's (ftpool_cache_lookup / ftc_per_thread_lookup >= 1.0x)",
+          rate(1, "ftpool_cache_lookup"), rate(1, "ftc_per_thread_lookup"), 1.0)
+    check("cached_text/english, 2 threads: ftpool_cache >= 1.9x its 1 thread",
+          c2, c1, 1.9)
+    check("cached_text/english, 2 threads: ftpool_cache >= 2.7x ftc_mutex",
+          c2, rate(2, "ftc_mutex"), 2.7)
+    for text in cached:
+        check(f"cached_text/{text}: ftpool_cache at 16 threads >= 0.95x at 2",
+              rate(16, "ftpool_cache", text), rate(2, "ftpool_cache", text),
+              0.95)
+    for text in cached:
+        check(f"cached_text/{text}, 1 thread: the miss path within 10% of an "
+              "uncached render (ftpool_cache_miss >= 0.9x uncached)",
+              rate(1, "ftpool_cache_miss", text), rate(1, "uncached", text),
+              0.9)
+    return out
+
+
+def plot(runs, cached, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = list(runs.items())
+    panels = [(key, by_threads, VARIANTS) for key, by_threads in runs.items()]
+    for text, by_threads in cached.items():
+        rates = {t: {v: r[0] for v, r in by_threads[t].items()}
+                 for t in by_threads}
+        panels.append(((CACHE_WORKLOAD, text), rates, CACHE_VARIANTS))
     cols = 3
     rows = (len(panels) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.6 * rows),
                              squeeze=False)
-    for ax, ((workload, font), by_threads) in zip(axes.flat, panels):
+    for ax, ((workload, font), by_threads, variants) in zip(axes.flat, panels):
         threads = sorted(by_threads)
-        for variant in VARIANTS:
+        for variant in variants:
             ys = [by_threads[t].get(variant) for t in threads]
             if any(y is not None for y in ys):
                 ax.plot(threads, ys, marker="o", label=variant)
@@ -170,8 +277,9 @@ def plot(runs, path):
         ax.set_xticklabels([str(t) for t in threads])
         ax.set_xlabel("threads")
         ax.set_ylabel("items / s")
-        if workload in ("get_library", "font_acquire"):
-            ax.set_yscale("log")  # naive is a thousand times slower
+        if workload in ("get_library", "font_acquire", CACHE_WORKLOAD):
+            ax.set_yscale("log")  # naive is a thousand times slower; a
+            # cached glyph is tens of times faster than a render
         else:
             ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
@@ -186,8 +294,8 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     path = sys.argv[1]
-    context, runs = load(path)
-    if not runs:
+    context, runs, cached = load(path)
+    if not runs and not cached:
         sys.exit(f"{path}: no benchmark results")
     out_dir = os.path.dirname(os.path.abspath(path))
     machine = (f"{context.get('num_cpus', '?')} CPUs at "
@@ -198,14 +306,18 @@ def main():
                     f"{100 * context['median_cv']:.1f}% (the machine's noise; ratios "
                     "closer to 1 than a few times that are ties).")
     text += ["", table(runs), ""]
+    if cached:
+        text += ["cached_text: glyphs per second (a glyph looked up or rendered "
+                 "and copied into the thread's buffer); ftpool_cache's hit rate "
+                 "includes the warm-up:", "", cache_table(cached), ""]
     text.append("Targets:")
-    for description, measured, met in targets(runs):
+    for description, measured, met in targets(runs) + cache_targets(cached):
         text.append(f"- [{'met' if met else 'MISSED'}] {description}: {measured}")
     report = "\n".join(text)
     print(report)
     with open(os.path.join(out_dir, "table.md"), "w") as f:
         f.write(report + "\n")
-    plot(runs, os.path.join(out_dir, "plot.png"))
+    plot(runs, cached, os.path.join(out_dir, "plot.png"))
     print(f"\nresults: {out_dir}/ (bench.json, table.md, plot.png)")
 
 

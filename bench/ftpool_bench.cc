@@ -31,6 +31,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "bench/cache_workloads.h"
 #include "bench/clients.h"
 #include "bench/font_workloads.h"
 #include "bench/timed.h"
@@ -197,6 +198,7 @@ int main(int argc, char **argv) {
   CreatePools();
   RegisterAll();
   RegisterFontWorkloads();
+  RegisterCacheWorkloads();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return 1;

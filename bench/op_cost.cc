@@ -5,11 +5,14 @@
 // Usage: op_cost VARIANT WORKLOAD FONT N
 //   WORKLOAD shared_font_render or font_acquire: VARIANT is one of the
 //   shared font's (per_thread, shared_mutex, global_mutex, raw), FONT dejavu
+//   WORKLOAD cached_text: VARIANT is one of its (bench/cache_workloads.cc),
+//   FONT its text (english, cjk); N texts
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "bench/cache_workloads.h"
 #include "bench/clients.h"
 #include "bench/font_workloads.h"
 
@@ -22,6 +25,8 @@ int main(int argc, char **argv) {
   }
   const std::string variant = argv[1], workload = argv[2], font_name = argv[3];
   const long n = std::atol(argv[4]);
+  if (workload == "cached_text")
+    return RunCacheItems(argv[1], argv[3], n) ? 0 : 1;
   if (workload == "shared_font_render" || workload == "font_acquire") {
     CreatePools();
     return RunFontItems(argv[2], argv[1], n) ? 0 : 1;

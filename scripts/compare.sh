@@ -15,8 +15,11 @@ case "${1:-}" in
 esac
 
 scripts/setup.sh bench
-echo "== building the benchmarks (bazel build -c opt //bench:ftpool_bench //bench:font_memory)"
-bazel build -c opt //bench:ftpool_bench //bench:font_memory
+echo "== building the benchmarks (bazel build -c opt //bench:ftpool_bench //bench:font_memory //bench:cache_memory)"
+bazel build -c opt //bench:ftpool_bench //bench:font_memory //bench:cache_memory
+# The -c opt outputs, wherever a later build of another configuration
+# points the bazel-bin link.
+bin=$(bazel info -c opt bazel-bin 2>/dev/null)
 
 out="results/$(date +%Y%m%d-%H%M%S)-$mode"
 mkdir -p "$out"
@@ -32,12 +35,15 @@ fi
 flags=(--benchmark_min_time=0.01 --benchmark_repetitions=$repetitions
        --benchmark_enable_random_interleaving=true
        --benchmark_report_aggregates_only=true)
-total=$(bazel-bin/bench/ftpool_bench --benchmark_list_tests | wc -l)
+total=$("$bin"/bench/ftpool_bench --benchmark_list_tests | wc -l)
 echo "== running $total benchmarks x $repetitions repetitions ($mode), interleaved"
-bazel-bin/bench/ftpool_bench "${flags[@]}" \
+"$bin"/bench/ftpool_bench "${flags[@]}" \
   --benchmark_out="$out/bench.json" --benchmark_out_format=json
 echo
 /usr/bin/python3 bench/compare.py "$out/bench.json"
 echo
 echo "== shared fonts' memory (bazel-bin/bench/font_memory)"
-bazel-bin/bench/font_memory | tee "$out/memory.md"
+"$bin"/bench/font_memory | tee "$out/memory.md"
+echo
+echo "== the glyph cache's memory: one cache against an FTC_Manager per thread (bazel-bin/bench/cache_memory)"
+"$bin"/bench/cache_memory | tee "$out/cache_memory.md"
