@@ -21,6 +21,12 @@
 // What cannot fail on a non-empty handle (stats, collect, sharing a blob or
 // a font, reading instance data) is noexcept.
 //
+// The glyph cache (ftpool.h, "Caching glyphs") is FontFace::glyph and
+// FontFace::advance (try_glyph, try_advance): the calling thread's acquired
+// face is what its glyphs' lifetime hangs on. Its budget is ftpool_config's
+// glyph_cache_bytes and its counters are ftpool_stats' glyph_* fields, as
+// Pool::create and Pool::stats take and give them.
+//
 // Destructors cannot throw. ~Face calls ftpool_close, which can only fail
 // for a face adopted with the wrong pool (FTPOOL_ERR_FOREIGN_FACE); the face
 // is then left open, to be closed by its own pool at the latest when that is
@@ -269,6 +275,58 @@ public:
 #if defined(__cpp_exceptions)
   void set_data(void *data, void (*destroy)(void *data)) const {
     detail::check("ftpool_font_set_instance_data", try_set_data(data, destroy));
+  }
+#endif
+
+  // The glyph cache (ftpool_font_glyph): glyph_index loaded with
+  // load_flags | FT_LOAD_RENDER at the font's size, shared by every thread
+  // of the pool. The glyph stays valid until this face is given back (the
+  // thread's last give-back of the font, if it holds it more than once), so
+  // no longer than this handle, or the last handle of this font that the
+  // thread holds; moving the handle within the thread keeps it valid. Do
+  // not write to it. Statuses: FTPOOL_ERR_NOT_ACQUIRED on another thread
+  // than the acquirer's, FTPOOL_ERR_GLYPH_INDEX, FTPOOL_ERR_LOAD_FLAGS
+  // (FT_LOAD_NO_SCALE, FT_LOAD_NO_RECURSE, FT_LOAD_BITMAP_METRICS_ONLY),
+  // FTPOOL_ERR_SIZE_CHANGED (a miss after another size was set on the
+  // face), FreeType's errors, FTPOOL_ERR_INVALID_ARGUMENT on an empty
+  // handle.
+  [[nodiscard]] ftpool_status
+  try_glyph(FT_UInt glyph_index, FT_Int32 load_flags,
+            const ftpool_glyph *&out) const noexcept {
+    const ftpool_glyph *glyph;
+    ftpool_status status =
+        ftpool_font_glyph(font_, face_, glyph_index, load_flags, &glyph);
+    if (status == FTPOOL_OK)
+      out = glyph;
+    return status;
+  }
+  // The advance as FT_Get_Advance gives it (16.16 pixels; font units with
+  // FT_LOAD_NO_SCALE), from the cache (ftpool_font_advance): layout without
+  // rendering. Every load flag is accepted; otherwise try_glyph's statuses.
+  [[nodiscard]] ftpool_status try_advance(FT_UInt glyph_index,
+                                          FT_Int32 load_flags,
+                                          FT_Fixed &out) const noexcept {
+    FT_Fixed advance;
+    ftpool_status status =
+        ftpool_font_advance(font_, face_, glyph_index, load_flags, &advance);
+    if (status == FTPOOL_OK)
+      out = advance;
+    return status;
+  }
+#if defined(__cpp_exceptions)
+  [[nodiscard]] const ftpool_glyph &
+  glyph(FT_UInt glyph_index, FT_Int32 load_flags = FT_LOAD_DEFAULT) const {
+    const ftpool_glyph *glyph = nullptr;
+    detail::check("ftpool_font_glyph",
+                  try_glyph(glyph_index, load_flags, glyph));
+    return *glyph;
+  }
+  [[nodiscard]] FT_Fixed advance(FT_UInt glyph_index,
+                                 FT_Int32 load_flags = FT_LOAD_DEFAULT) const {
+    FT_Fixed advance = 0;
+    detail::check("ftpool_font_advance",
+                  try_advance(glyph_index, load_flags, advance));
+    return advance;
   }
 #endif
 
