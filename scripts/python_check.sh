@@ -35,7 +35,8 @@ built=$((SECONDS - start))
 start=$SECONDS
 (cd examples/python &&
   PYTHONPATH="$out/lib" PYTHONPYCACHEPREFIX="$out/pycache" \
-    timeout 600 "$python" -m unittest -v test_ftpool_text) >>"$log" 2>&1 ||
+    timeout 600 "$python" -m unittest -v test_ftpool_text test_glyph_cache) \
+    >>"$log" 2>&1 ||
   fail "tests"
 tested=$((SECONDS - start))
 

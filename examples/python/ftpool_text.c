@@ -2,7 +2,8 @@
 /*
  * ftpool_text: a CPython extension that renders a line of text through an
  * ftpool pool, or through a shared font of the pool (Font), from any number
- * of Python threads at once.
+ * of Python threads at once; a Font renders through the pool's glyph cache
+ * (render.c: ftpool_font_advance to lay out, ftpool_font_glyph to draw).
  *
  * GIL rules, kept exact:
  *   - every ftpool and FreeType call runs with the GIL released
@@ -41,8 +42,7 @@
 #include <string.h>
 
 #include "ftpool.h"
-
-#include FT_ADVANCES_H
+#include "render.h"
 
 /* Returned by the configure trampoline when the Python callable failed; the
  * exception waits in pending_configure_error. */
@@ -178,15 +178,29 @@ static void pool_leave(PoolObject *self) { atomic_fetch_sub(&self->state, 1); }
 
 static PyObject *Pool_new(PyTypeObject *type, PyObject *args,
                           PyObject *kwargs) {
-  static char *keywords[] = {"configure", "backend", "hold_gil", NULL};
-  PyObject *configure = Py_None;
+  static char *keywords[] = {"configure", "backend", "hold_gil",
+                             "glyph_cache_bytes", NULL};
+  PyObject *configure = Py_None, *glyph_cache_bytes = Py_None;
   const char *backend_name = "per_thread";
   int hold_gil = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|Os$p", keywords, &configure,
-                                   &backend_name, &hold_gil))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|Os$pO", keywords, &configure,
+                                   &backend_name, &hold_gil,
+                                   &glyph_cache_bytes))
     return NULL;
   ftpool_config config;
   ftpool_config_init(&config);
+  if (glyph_cache_bytes != Py_None) {
+    config.glyph_cache_bytes = PyLong_AsSize_t(glyph_cache_bytes);
+    if (config.glyph_cache_bytes == (size_t)-1 && PyErr_Occurred()) {
+      if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError,
+                        "glyph_cache_bytes must be 0 or more, and fit a "
+                        "size_t");
+      }
+      return NULL;
+    }
+  }
   if (strcmp(backend_name, "per_thread") == 0) {
     config.backend = FTPOOL_BACKEND_PER_THREAD;
   } else if (strcmp(backend_name, "shared_mutex") == 0) {
@@ -263,65 +277,6 @@ static void Pool_dealloc(PoolObject *self) {
   if (Pool_clear(self) != 0)
     PyErr_WriteUnraisable((PyObject *)self);
   Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-/* A rendered line: an 8-bit gray image, width * height bytes, row-major. */
-struct canvas {
-  int width, height;
-  unsigned char *pixels;
-};
-
-/* Draws a glyph's bitmap with its origin at (x, baseline), clipped. */
-static void draw(struct canvas *canvas, const FT_Bitmap *bitmap, int x, int y) {
-  for (unsigned row = 0; row < bitmap->rows; row++) {
-    int cy = y + (int)row;
-    if (cy < 0 || cy >= canvas->height)
-      continue;
-    const unsigned char *src = bitmap->buffer + (ptrdiff_t)row * bitmap->pitch;
-    unsigned char *dst = canvas->pixels + (size_t)cy * canvas->width;
-    for (unsigned col = 0; col < bitmap->width; col++) {
-      int cx = x + (int)col;
-      if (cx >= 0 && cx < canvas->width && src[col] > dst[cx])
-        dst[cx] = src[col];
-    }
-  }
-}
-
-/* Lays out and renders the text on a face at its current size, with plain
- * pen advances; runs without the GIL. Returns a FreeType error. */
-static FT_Error render_line(FT_Face face, const Py_UCS4 *text, Py_ssize_t n,
-                            struct canvas *canvas) {
-  /* First the advances, which need no rendering, to size the canvas. */
-  int64_t width = 0;
-  for (Py_ssize_t i = 0; i < n; i++) {
-    FT_Fixed advance;
-    FT_Error error = FT_Get_Advance(face, FT_Get_Char_Index(face, text[i]),
-                                    FT_LOAD_DEFAULT, &advance);
-    if (error)
-      return error;
-    width += (advance + 0xffff) >> 16;
-    if (width > INT_MAX)
-      return FT_Err_Invalid_Argument;
-  }
-  int ascender = (int)(face->size->metrics.ascender >> 6);
-  int descender = (int)(face->size->metrics.descender >> 6);
-  canvas->width = (int)width;
-  canvas->height = ascender > descender ? ascender - descender : 0;
-  if (canvas->height && canvas->width > PY_SSIZE_T_MAX / canvas->height)
-    return FT_Err_Out_Of_Memory;
-  canvas->pixels = calloc((size_t)canvas->width * canvas->height + 1, 1);
-  if (!canvas->pixels)
-    return FT_Err_Out_Of_Memory;
-  int pen = 0;
-  for (Py_ssize_t i = 0; i < n; i++) {
-    FT_Error error = FT_Load_Char(face, text[i], FT_LOAD_RENDER);
-    if (error)
-      return error;
-    FT_GlyphSlot g = face->glyph;
-    draw(canvas, &g->bitmap, pen + g->bitmap_left, ascender - g->bitmap_top);
-    pen += (int)((g->advance.x + 63) >> 6);
-  }
-  return 0;
 }
 
 /* Opens the face, renders, closes; without the GIL. */
@@ -446,6 +401,13 @@ static PyObject *Pool_stats(PoolObject *self, PyObject *unused) {
   COUNT(font_instances_evicted)
   COUNT(font_instance_bytes)
   COUNT(font_faces)
+  COUNT(glyph_hits)
+  COUNT(glyph_misses)
+  COUNT(glyph_uncached)
+  COUNT(glyph_evictions)
+  COUNT(glyph_entries)
+  COUNT(glyph_bytes_cached)
+  COUNT(glyph_bytes_awaiting)
 #undef COUNT
   return d;
 fail:
@@ -488,13 +450,16 @@ static PyTypeObject PoolType = {
     .tp_basicsize = sizeof(PoolObject),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_doc =
-        "Pool(configure=None, backend='per_thread', *, hold_gil=False)\n\n"
+        "Pool(configure=None, backend='per_thread', *, hold_gil=False,\n"
+        "     glyph_cache_bytes=None)\n\n"
         "An ftpool pool. configure(info) is called once for every\n"
         "FreeType library the pool creates, on the thread that gets\n"
         "it, with a dict (thread_id, freetype_version); it must return\n"
         "None, and an exception it raises is raised by the call that\n"
         "needed the library. hold_gil=True keeps the GIL while\n"
-        "rendering: a negative control for the tests only.",
+        "rendering: a negative control for the tests only.\n"
+        "glyph_cache_bytes is the budget of the pool's glyph cache, which\n"
+        "Font.render reads (None: ftpool's default, 4 MiB; 0: off).",
     .tp_new = Pool_new,
     .tp_dealloc = (destructor)Pool_dealloc,
     .tp_traverse = (traverseproc)Pool_traverse,
@@ -652,10 +617,13 @@ static void Font_dealloc(FontObject *self) {
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* Acquires the calling thread's face, renders, gives it back; without the
- * GIL, and on one thread, as ftpool requires. */
-static ftpool_status acquire_and_render(ftpool_font *font, const Py_UCS4 *text,
-                                        Py_ssize_t n, struct canvas *canvas,
+/* Acquires the calling thread's face, renders (through the glyph cache, or
+ * with FreeType on the face), gives it back; without the GIL, and on one
+ * thread, as ftpool requires. The cached glyphs are read before the
+ * give-back, which is where they may go. */
+static ftpool_status acquire_and_render(ftpool_font *font, int cached,
+                                        const Py_UCS4 *text, Py_ssize_t n,
+                                        struct canvas *canvas,
                                         FT_Error *ft_error) {
   FT_Face face;
   ftpool_status status = ftpool_font_acquire(font, &face);
@@ -663,14 +631,23 @@ static ftpool_status acquire_and_render(ftpool_font *font, const Py_UCS4 *text,
     *ft_error = ftpool_last_ft_error();
     return status;
   }
-  *ft_error = render_line(face, text, n, canvas);
+  if (cached) {
+    status = render_line_cached(font, face, text, n, canvas, ft_error);
+  } else {
+    *ft_error = render_line(face, text, n, canvas);
+    status = *ft_error ? FTPOOL_ERR_FREETYPE : FTPOOL_OK;
+  }
   ftpool_font_give_back(font, face);
-  return *ft_error ? FTPOOL_ERR_FREETYPE : FTPOOL_OK;
+  return status;
 }
 
-static PyObject *Font_render(FontObject *self, PyObject *args) {
+static PyObject *Font_render(FontObject *self, PyObject *args,
+                             PyObject *kwargs) {
+  static char *keywords[] = {"text", "cached", NULL};
   PyObject *text;
-  if (!PyArg_ParseTuple(args, "U:render", &text))
+  int cached = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "U|$p:render", keywords, &text,
+                                   &cached))
     return NULL;
   /* The input, copied out while the GIL is held: the text as UCS-4. */
   Py_ssize_t n = PyUnicode_GET_LENGTH(text);
@@ -683,10 +660,12 @@ static PyObject *Font_render(FontObject *self, PyObject *args) {
   FT_Error ft_error = 0;
   ftpool_status status;
   if (self->pool->hold_gil) {
-    status = acquire_and_render(self->font, codepoints, n, &canvas, &ft_error);
+    status = acquire_and_render(self->font, cached, codepoints, n, &canvas,
+                                &ft_error);
   } else {
     Py_BEGIN_ALLOW_THREADS;
-    status = acquire_and_render(self->font, codepoints, n, &canvas, &ft_error);
+    status = acquire_and_render(self->font, cached, codepoints, n, &canvas,
+                                &ft_error);
     Py_END_ALLOW_THREADS;
   }
   pool_leave(self->pool);
@@ -705,10 +684,13 @@ static PyObject *Font_get_size(FontObject *self, void *closure) {
 }
 
 static PyMethodDef Font_methods[] = {
-    {"render", (PyCFunction)Font_render, METH_VARARGS,
-     "render(text) -> (width, height, bytes)\n\n"
+    {"render", (PyCFunction)(void (*)(void))Font_render,
+     METH_VARARGS | METH_KEYWORDS,
+     "render(text, *, cached=True) -> (width, height, bytes)\n\n"
      "Renders one line of text at the font's size on the calling thread's\n"
-     "face of the font, as Pool.render does."},
+     "face of the font, as Pool.render does: through the pool's glyph\n"
+     "cache (ftpool_font_advance, ftpool_font_glyph), or with cached=False\n"
+     "with FreeType on the face. Both draw the same pixels."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
-"""Builds the ftpool_text extension: ftpool_text.c and the library's own
-sources, compiled into one module, so that nothing has to be installed first
-and ftpool's symbols stay private to the module.
+"""Builds the ftpool_text extension: ftpool_text.c, render.c and the
+library's own sources, compiled into one module, so that nothing has to be
+installed first and ftpool's symbols stay private to the module.
 
 Out of tree, as scripts/python_check.sh does (setuptools would otherwise
 write build/ here):
@@ -44,9 +44,8 @@ def pkg_config(*args):
 
 # Absolute paths: distutils places an object at build_temp/<source path>,
 # and a relative "../../lib/x.c" would land outside build_temp.
-sources = [os.path.join(HERE, "ftpool_text.c")] + sorted(
-    glob.glob(os.path.join(ROOT, "lib", "*.c"))
-)
+sources = [os.path.join(HERE, name) for name in ("ftpool_text.c", "render.c")]
+sources += sorted(glob.glob(os.path.join(ROOT, "lib", "*.c")))
 
 setup(
     name="ftpool_text",

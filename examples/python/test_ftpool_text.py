@@ -553,13 +553,14 @@ class FontTest(unittest.TestCase):
 
     def test_close_refused_while_a_font_render_is_in_flight(self):
         inside, go = threading.Event(), threading.Event()
-        first = []
+        main = threading.get_ident()
 
         def configure(info):
-            if first:  # the main thread's library is configured at once
+            # The main thread's two libraries are configured at once; the
+            # worker's first one holds its render in flight.
+            if info["thread_id"] != main:
                 inside.set()
                 go.wait(30)
-            first.append(info)
 
         with ftpool_text.Pool(configure) as pool:
             font = ftpool_text.Font(pool, FONTS[0], 12)
