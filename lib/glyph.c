@@ -14,8 +14,7 @@ static ftpool_status lookup(ftpool_font *font, FT_Face face,
                             struct glyph_entry **out) {
   req->key = font->glyph_key;
   ftpool__glyph_request_hash(req);
-  ftpool_status status = font->pool->backend->font_glyph(font, face, req, out);
-  return status == FTPOOL_OK ? status : ftpool__fail(status);
+  return font->pool->backend->font_glyph(font, face, req, out);
 }
 
 ftpool_status ftpool_font_glyph(ftpool_font *font, FT_Face face,

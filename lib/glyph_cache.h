@@ -24,6 +24,7 @@
 #include <stdbool.h>
 
 #include "atomics.h"
+#include "errors.h"
 #include "ftpool.h"
 #include "platform.h"
 

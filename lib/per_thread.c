@@ -307,7 +307,7 @@ static ftpool_status pt_font_glyph(ftpool_font *font, FT_Face face,
   struct context *c = held_context(as_per_thread(font->pool));
   struct instance *inst = c ? ftpool__instance_acquired(c, font, face) : NULL;
   if (!inst)
-    return FTPOOL_ERR_NOT_ACQUIRED;
+    return ftpool__fail(FTPOOL_ERR_NOT_ACQUIRED);
   ftpool_status status = ftpool__glyph_check_index(face, req);
   if (status != FTPOOL_OK)
     return status;
@@ -315,7 +315,7 @@ static ftpool_status pt_font_glyph(ftpool_font *font, FT_Face face,
   if ((*out = ftpool__glyph_hit(cache, &c->glyphs, &c->glyph_counts, req)))
     return FTPOOL_OK;
   if (!ftpool__instance_size_as_set(inst))
-    return FTPOOL_ERR_SIZE_CHANGED;
+    return ftpool__fail(FTPOOL_ERR_SIZE_CHANGED);
   return ftpool__glyph_miss(cache, &c->glyphs, &c->glyph_counts, req, face,
                             out);
 }

@@ -75,7 +75,7 @@ struct backend {
   struct instance_data *(*font_data)(ftpool_font *font, FT_Face face);
   void (*font_gone)(ftpool_font *font);
   /* The glyph cache's lookup of req (glyph_cache.h) on a face the caller
-   * acquired from font, its hash filled in; a status without recording it. */
+   * acquired from font, its hash filled in. */
   ftpool_status (*font_glyph)(ftpool_font *font, FT_Face face,
                               const struct glyph_request *req,
                               struct glyph_entry **out);

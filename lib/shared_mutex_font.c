@@ -208,7 +208,7 @@ ftpool_status ftpool__sm_font_glyph(ftpool_font *font, FT_Face face,
                                     struct glyph_entry **out) {
   struct sm_font *sm = font->sm;
   if (!held_by_caller(sm, face))
-    return FTPOOL_ERR_NOT_ACQUIRED;
+    return ftpool__fail(FTPOOL_ERR_NOT_ACQUIRED);
   ftpool_status status = ftpool__glyph_check_index(face, req);
   if (status == FTPOOL_OK) {
     struct shared_mutex_pool *pool = as_shared(font->pool);
@@ -217,7 +217,7 @@ ftpool_status ftpool__sm_font_glyph(ftpool_font *font, FT_Face face,
     if (!(*out = ftpool__glyph_hit(cache, &sm->glyphs, &pool->glyph_counts,
                                    req))) {
       status = ftpool__size_changed(face->size, &sm->metrics)
-                   ? FTPOOL_ERR_SIZE_CHANGED
+                   ? ftpool__fail(FTPOOL_ERR_SIZE_CHANGED)
                    : ftpool__glyph_miss(cache, &sm->glyphs, &pool->glyph_counts,
                                         req, face, out);
     }

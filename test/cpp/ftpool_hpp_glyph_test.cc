@@ -200,12 +200,8 @@ TEST_P(GlyphTest, ErrorsThrowTheirStatus) {
     ADD_FAILURE() << "no exception";
   } catch (const ftpool_cpp::Error &error) {
     EXPECT_EQ(error.status(), FTPOOL_ERR_FREETYPE);
-    // ftpool.h promises FreeType's error through ftpool_last_ft_error, but
-    // lib/glyph.c's lookup() passes every failed status through
-    // ftpool__fail, which clears the error load() recorded: 0 for now.
-    EXPECT_TRUE(error.ft_error() == 0 ||
-                error.ft_error() == FT_Err_Cannot_Render_Glyph)
-        << error.ft_error();
+    // FreeType's error, as ftpool_last_ft_error gives it.
+    EXPECT_EQ(error.ft_error(), FT_Err_Cannot_Render_Glyph);
   }
 
   // Another size set on the face: the cached glyph is still found, a miss
