@@ -47,8 +47,11 @@ ftpool_status ftpool_font_advance(ftpool_font *font, FT_Face face,
   *advance = 0;
   if (!font || !face)
     return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  /* FT_Get_Advance loads the glyph for hinted advances, and the load
+   * applies the face's transform unless told not to. */
   struct glyph_request req = {.glyph_index = glyph_index,
-                              .load_flags = load_flags,
+                              .load_flags =
+                                  load_flags | FT_LOAD_IGNORE_TRANSFORM,
                               .kind = GLYPH_ADVANCE};
   struct glyph_entry *e;
   ftpool_status status = lookup(font, face, &req, &e);

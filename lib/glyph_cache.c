@@ -34,6 +34,7 @@ ftpool_status ftpool__glyph_cache_init(struct glyph_cache *cache,
   u64_init(&cache->epoch, 1);
   ptr_init(&cache->incoming, NULL);
   word_init(&cache->evicting, 0);
+  word_init(&cache->reclaim_wanted, 0);
   if (budget == 0)
     return FTPOOL_OK;
   size_t buckets = MIN_BUCKETS;
@@ -106,6 +107,9 @@ void ftpool__glyph_unpin(struct glyph_cache *cache,
    * evictor that reads 0 frees it. */
   u64_store_release(&reader->pin, 0);
   ftpool__glyph_reader_fini(cache, reader);
+  /* Pairs with the evictor's fence between adding to `awaiting` and reading
+   * pins: it saw this unpin, or this sees what awaits. */
+  fence_seq_cst();
   if (counter_load_relaxed(&cache->awaiting))
     ftpool__glyph_reclaim(cache);
 }

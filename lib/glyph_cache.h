@@ -106,6 +106,7 @@ struct glyph_cache {
   atomic_u64 epoch;
   atomic_ptr incoming; /* published since the evictor last ran */
   atomic_word evicting;
+  atomic_word reclaim_wanted; /* asked for while the token was taken */
   glyph_oldest_pin_fn oldest_pin;
   void *oldest_pin_arg;
   /* The token holder's. */
@@ -185,7 +186,8 @@ ftpool__glyph_check_index(FT_Face face, const struct glyph_request *req) {
  * reclaims. False if the caller should not insert. */
 bool ftpool__glyph_make_room(struct glyph_cache *cache, size_t need);
 
-/* Frees retired entries no reader can hold, if the token is free. */
+/* Frees retired entries no reader can hold, now if the token is free,
+ * else by its holder when it gives the token back. */
 void ftpool__glyph_reclaim(struct glyph_cache *cache);
 
 void ftpool__glyph_entry_free(struct glyph_cache *cache, struct glyph_entry *e);

@@ -27,8 +27,22 @@ static bool take_token(struct glyph_cache *cache) {
          !word_exchange_acquire(&cache->evicting, 1);
 }
 
+static void reclaim_held(struct glyph_cache *cache);
+
+/* Gives the token back, then carries out a reclamation that a thread asked
+ * for while it was held (ftpool__glyph_reclaim): so that glyphs evicted
+ * before every reader unpinned do not wait for the next miss. */
 static void give_token(struct glyph_cache *cache) {
-  word_store_release(&cache->evicting, 0);
+  for (;;) {
+    word_store_release(&cache->evicting, 0);
+    /* Pairs with the fence in ftpool__glyph_reclaim: the asker took the
+     * token, or this sees the request. */
+    fence_seq_cst();
+    if (!word_load_relaxed(&cache->reclaim_wanted) || !take_token(cache))
+      return;
+    word_store_relaxed(&cache->reclaim_wanted, 0);
+    reclaim_held(cache);
+  }
 }
 
 /* Moves what inserters published since the last run to the queue's head:
@@ -114,18 +128,16 @@ static void reclaim_held(struct glyph_cache *cache) {
    * pinned after every unlink was visible to it. */
   fence_seq_cst();
   uint64_t oldest = cache->oldest_pin(cache->oldest_pin_arg);
-  size_t freed = 0;
-  struct glyph_entry *e = cache->retired_head;
-  while (e && e->retired_at <= oldest) {
-    struct glyph_entry *next = e->queue_next;
-    freed += e->bytes;
+  /* Each entry leaves the list before it is freed: a fork() child whose
+   * parent was in this loop finds the list whole, for ftpool_destroy. */
+  struct glyph_entry *e;
+  while ((e = cache->retired_head) && e->retired_at <= oldest) {
+    cache->retired_head = e->queue_next;
+    if (!e->queue_next)
+      cache->retired_tail = NULL;
+    counter_sub_relaxed(&cache->awaiting, e->bytes);
     ftpool__glyph_entry_free(cache, e);
-    e = next;
   }
-  cache->retired_head = e;
-  if (!e)
-    cache->retired_tail = NULL;
-  counter_sub_relaxed(&cache->awaiting, freed);
 }
 
 /* Hands the victims, unlinked, to reclamation. */
@@ -190,8 +202,11 @@ bool ftpool__glyph_make_room(struct glyph_cache *cache, size_t need) {
 }
 
 void ftpool__glyph_reclaim(struct glyph_cache *cache) {
+  word_store_relaxed(&cache->reclaim_wanted, 1);
+  fence_seq_cst(); /* pairs with give_token's */
   if (!take_token(cache))
-    return;
+    return; /* its holder will */
+  word_store_relaxed(&cache->reclaim_wanted, 0);
   reclaim_held(cache);
   give_token(cache);
 }

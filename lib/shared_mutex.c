@@ -37,7 +37,7 @@ static void after_fork(void) {
 
 static void after_fork_in_child(void) {
   for (struct shared_mutex_pool *p = pools; p; p = p->next)
-    ftpool__sm_fonts_forget_readers(p);
+    ftpool__sm_fonts_in_child(p);
   after_fork();
 }
 

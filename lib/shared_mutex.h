@@ -51,9 +51,9 @@ ftpool_status ftpool__sm_font_glyph(ftpool_font *font, FT_Face face,
 /* The glyph cache's readers, one per font: the oldest pin; takes `mutex`. */
 uint64_t ftpool__sm_fonts_oldest_pin(void *pool);
 
-/* A fork() child, holding every lock: the fonts the forking thread does
- * not hold have no reader left. */
-void ftpool__sm_fonts_forget_readers(struct shared_mutex_pool *pool);
+/* A fork() child, holding every lock: the fonts the forking thread holds
+ * stay its own, the others have no reader left. */
+void ftpool__sm_fonts_in_child(struct shared_mutex_pool *pool);
 
 /* Under the pool's mutex. */
 void ftpool__sm_fonts_stats(struct shared_mutex_pool *pool, ftpool_stats *s);

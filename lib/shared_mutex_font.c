@@ -240,13 +240,25 @@ uint64_t ftpool__sm_fonts_oldest_pin(void *arg) {
   return oldest;
 }
 
-void ftpool__sm_fonts_forget_readers(struct shared_mutex_pool *pool) {
+void ftpool__sm_fonts_in_child(struct shared_mutex_pool *pool) {
   for (struct sm_font *sm = pool->fonts; sm; sm = sm->next) {
     struct sm_font *held = pthread_getspecific(held_key);
     while (held && held != sm)
       held = held->held_next;
-    if (!held)
+    if (!held) {
       ftpool__glyph_reader_forget(&sm->glyphs);
+      continue;
+    }
+    /* A recursive lock records its owner's thread id, which the forking
+     * thread does not keep in the child: made again, held as often, so
+     * that the child can go on using and give back what it holds. */
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&sm->lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+    for (size_t i = 0; i < sm->uses; i++)
+      pthread_mutex_lock(&sm->lock);
   }
 }
 
