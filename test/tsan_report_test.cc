@@ -81,5 +81,34 @@ TEST(TsanReportTest, NeedsTheWholeReport) {
   EXPECT_EQ(FreeTypeRaceSummary(report.substr(0, report.find("SUMMARY"))), "");
 }
 
+// RaceSummaryIn, for the glyph cache's control (glyph_stress_test.cc).
+TEST(TsanReportTest, FindsARaceWithAnAccessInASourceFile) {
+  const std::string report =
+      Report("data race", kInTest, kInFreeType, "data race in RenderDigest");
+  EXPECT_EQ(RaceSummaryIn(report, "test/stress_test.cc"),
+            "SUMMARY: ThreadSanitizer: data race in RenderDigest");
+  EXPECT_EQ(RaceSummaryIn(report, "src/base/ftobjs.c"),
+            "SUMMARY: ThreadSanitizer: data race in RenderDigest");
+  // A whole file name, not a prefix of one.
+  EXPECT_EQ(RaceSummaryIn(report, "test/stress_test.c"), "");
+}
+
+TEST(TsanReportTest, IgnoresASourceFileOnlyWhereTheBlockWasAllocated) {
+  EXPECT_EQ(RaceSummaryIn(Report("data race", kInTest, kInFreeType, "x"),
+                          "src/base/ftsystem.c"),
+            "");
+}
+
+TEST(TsanReportTest, RaceSummaryInIgnoresOtherReportsAndNeedsTheWhole) {
+  EXPECT_EQ(RaceSummaryIn(Report("heap-use-after-free", kInTest, kInFreeType,
+                                 "heap-use-after-free"),
+                          "test/stress_test.cc"),
+            "");
+  std::string report = Report("data race", kInTest, kInFreeType, "x");
+  EXPECT_EQ(RaceSummaryIn(report.substr(0, report.find("SUMMARY")),
+                          "test/stress_test.cc"),
+            "");
+}
+
 } // namespace
 } // namespace ftpool_test

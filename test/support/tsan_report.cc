@@ -50,4 +50,32 @@ std::string FreeTypeRaceSummary(const std::string &output) {
   return "";
 }
 
+std::string RaceSummaryIn(const std::string &output,
+                          const std::string &source) {
+  std::istringstream in(output);
+  std::string line;
+  bool in_race = false, in_access = false, found = false;
+  const std::string file = " " + source + ":";
+  while (std::getline(in, line)) {
+    if (StartsWith(line, "WARNING: ThreadSanitizer: ")) {
+      in_race = StartsWith(line, "WARNING: ThreadSanitizer: data race");
+      in_access = found = false;
+    } else if (!in_race) {
+      continue;
+    } else if (IsAccess(line)) {
+      in_access = true;
+    } else if (!StartsWith(line, "    #")) {
+      in_access = false; // the blank line after a stack, or another header
+      if (StartsWith(line, "SUMMARY: ThreadSanitizer: ")) {
+        if (found)
+          return line;
+        in_race = false;
+      }
+    } else if (in_access && line.find(file) != std::string::npos) {
+      found = true;
+    }
+  }
+  return "";
+}
+
 } // namespace ftpool_test
