@@ -5,10 +5,14 @@
 # for each named Pillow build (scripts/pillow_variant.sh builds it if
 # needed), writes OUT/bench-NAME.json for each, then the table of every
 # bench-*.json in OUT (results of earlier runs included, to compare builds)
-# to OUT/bench.md, and the plot to OUT/bench.png.
-# Usage: scripts/pillow_bench.sh [--quick] [--seconds S] [--out DIR] NAME...
+# to OUT/bench.md, and the plot to OUT/bench.png. The port's builds are
+# measured with their glyph cache and without (FTPOOL_PILLOW_GLYPH_CACHE=off),
+# the two alternating run by run; bench.md then compares them.
+# Usage: scripts/pillow_bench.sh [--quick] [--seconds S] [--threads LIST]
+#          [--out DIR] NAME...
 #   NAME: {stock,port,port-lock}-{cp311,cp313t} (scripts/pillow_variant.sh)
 #   --quick: 0.5 s per point, one measurement (default: 3 s, median of 3)
+#   --threads: thread counts, default 1,2,4,8
 #   --out: default results/pillow
 set -euo pipefail
 
@@ -24,6 +28,10 @@ while [ $# -gt 0 ]; do
     bench_args+=(--seconds "$2")
     shift
     ;;
+  --threads)
+    bench_args+=(--threads "$2")
+    shift
+    ;;
   --out)
     out=$(mkdir -p "$2" && cd "$2" && pwd)
     shift
@@ -37,7 +45,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ ${#variants[@]} -gt 0 ] || {
-  echo "usage: $0 [--quick] [--seconds S] [--out DIR] NAME..." >&2
+  echo "usage: $0 [--quick] [--seconds S] [--threads LIST] [--out DIR] NAME..." >&2
   exit 2
 }
 

@@ -7,7 +7,15 @@
 #      be the ones expected below, with no failure;
 #   2. examples/pillow/threaded_text.py, 8 threads drawing with shared fonts,
 #      every image compared with the single-threaded one; it must pass where
-#      the variant says so, and is only reported where it is known to fail.
+#      the variant says so, and is only reported where it is known to fail;
+#      the port's variants run it twice: with the default glyph cache, and
+#      with one of 8 KiB (FTPOOL_PILLOW_GLYPH_CACHE=8192), which evicts all
+#      the time while other threads read;
+#   3. examples/pillow/compare_drawings.py: some 3,300 drawings, boxes and
+#      lengths on one thread (every test font, sizes, modes, layouts), which
+#      must equal stock Pillow's under the same interpreter byte for byte:
+#      the port's with its glyph cache (the default), with one of 4 KiB,
+#      and without (FTPOOL_PILLOW_GLYPH_CACHE=off).
 # Variants (scripts/pillow_variant.sh names them): under Debian's Python
 # 3.11, stock-cp311 (Pillow 11.1.0 as released), port-cp311 (the same
 # sources with examples/pillow/ftpool-port.patch, per-thread instances of
@@ -37,6 +45,26 @@ began=$SECONDS
 mapfile -t fonts < <(scripts/pillow_fonts.sh)
 failures=()
 summaries=()
+# Pillow's COLR test font with layers in the foreground colour (the ink):
+# made with Debian's fontTools, which 3.13t does not have.
+scripts/setup.sh --only python3-fonttools
+src=$(scripts/pillow_fetch.sh)
+foreground_font=$root/build/pillow/colr-foreground.ttf
+[ -f "$foreground_font" ] ||
+  /usr/bin/python3 examples/pillow/compare_drawings.py --make-foreground-font \
+    "$src"/Tests/fonts/BungeeColor-Regular_colr_Windows.ttf "$foreground_font"
+
+# drawings NAME PYTHON DIR OUT [VAR=VALUE...]: compare_drawings.py's dump.
+drawings() {
+  local name=$1 python=$2 dir=$3 out=$4
+  shift 4
+  rm -f "$out"
+  env "$@" PYTHONPATH="$dir"/src PYTHONPYCACHEPREFIX="$dir"/pycache \
+    "$python" examples/pillow/compare_drawings.py --dump "$out" \
+    --tests "$src"/Tests/fonts --dejavu "${fonts[0]}" \
+    --variable "${fonts[1]}" --foreground-font "$foreground_font" >/dev/null ||
+    failures+=("$name: compare_drawings.py --dump failed")
+}
 
 # check_variant NAME EXPECTED_TALLY THREADED
 #   EXPECTED_TALLY: scripts/pillow_tests.sh's total line, "N passed, ..."
@@ -77,7 +105,43 @@ check_variant() {
   if [ "$verdict" = FAIL ] && [ "$threaded" = must-pass ]; then
     failures+=("$name: the threaded test failed")
   fi
-  summaries+=("$name: tests $tally; threaded $verdict")
+  if [ "$backend" != - ]; then
+    start=$SECONDS
+    local evicting=PASS
+    FTPOOL_PILLOW_GLYPH_CACHE=8192 PYTHONPATH="$dir"/src \
+      PYTHONPYCACHEPREFIX="$dir"/pycache "$python" \
+      examples/pillow/threaded_text.py --dejavu "${fonts[0]}" \
+      --variable "${fonts[1]}" --json "$dir/threaded_text-$name-8k.json" ||
+      evicting=FAIL
+    echo "   threaded test, glyph cache of 8 KiB: $evicting, in $((SECONDS - start))s"
+    [ "$evicting" = PASS ] ||
+      failures+=("$name: the threaded test failed with a glyph cache of 8 KiB")
+    verdict+=" (8 KiB cache: $evicting)"
+  fi
+
+  # The same drawings as stock's, with the glyph cache and without.
+  start=$SECONDS
+  local same stock=stock-${name##*-}
+  stock=$root/build/pillow/$stock/drawings-$stock.json
+  drawings "$name" "$python" "$dir" "$dir/drawings-$name.json"
+  if [ "$backend" = - ]; then
+    same="stock's own"
+  else
+    drawings "$name" "$python" "$dir" "$dir/drawings-$name-4k.json" \
+      FTPOOL_PILLOW_GLYPH_CACHE=4096
+    drawings "$name" "$python" "$dir" "$dir/drawings-$name-uncached.json" \
+      FTPOOL_PILLOW_GLYPH_CACHE=off
+    if /usr/bin/python3 examples/pillow/compare_drawings.py --compare "$stock" \
+      "$dir/drawings-$name.json" "$dir/drawings-$name-4k.json" \
+      "$dir/drawings-$name-uncached.json" >"$dir/drawings-$name.log"; then
+      same="same as stock's (cache 4 MiB, 4 KiB, off)"
+    else
+      same="DIFFER from stock's"
+      failures+=("$name: drawings differ from stock's (${dir#"$root"/}/drawings-$name.log)")
+    fi
+  fi
+  echo "   drawings: $same, in $((SECONDS - start))s"
+  summaries+=("$name: tests $tally; threaded $verdict; drawings $same")
 }
 
 all="296 passed, 0 failed, 2 skipped"

@@ -4,7 +4,11 @@
 Prints two markdown tables, draws per second and draws per CPU-second, for
 each scenario and thread count (a point that crashed or raised shown as
 such) and, with --plot, draws one panel per scenario with one line per
-variant. Needs matplotlib for --plot
+variant. A port's results measured with its glyph cache and without are
+two variants, NAME and NAME uncached; a table then compares them: the
+cached port's draws per second over the uncached port's (runs alternated,
+so the ratio is of one minute's conditions), and each one's 2-thread rate
+over its 1-thread rate. Needs matplotlib for --plot
 (Debian's python3-matplotlib: run it with /usr/bin/python3).
 
 Usage: python3 bench_plot.py RESULT.json... [--plot OUT.png]
@@ -15,7 +19,49 @@ import json
 
 
 def load(paths):
-    return [json.load(open(p)) for p in paths]
+    """One result per variant, a port's cached and uncached points apart."""
+    results = []
+    for path in paths:
+        r = json.load(open(path))
+        caches = list(dict.fromkeys(p.get("glyph_cache") for p in r["points"]))
+        for cache in caches:
+            split = dict(r, points=[p for p in r["points"]
+                                    if p.get("glyph_cache") == cache])
+            if cache == "off":
+                split["variant"] = f"{r['variant']} uncached"
+            split["glyph_cache"] = cache
+            results.append(split)
+    return results
+
+
+def rate(r, scenario, threads):
+    point = next((p for p in r["points"] if p["scenario"] == scenario
+                  and p["threads"] == threads), None)
+    return point and point["draws_per_s"]
+
+
+def cache_table(results):
+    """Cached over uncached, and 2 threads over 1, for each port variant."""
+    lines = ["| variant | scenario | threads | cached | uncached | cached / uncached"
+             " | cached: x 1 thread | uncached: x 1 thread |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for on in (r for r in results if r["glyph_cache"] == "on"):
+        off = next((r for r in results if r["glyph_cache"] == "off"
+                    and r["variant"] == f"{on['variant']} uncached"), None)
+        if off is None:
+            continue
+        scenarios = list(dict.fromkeys(p["scenario"] for p in on["points"]))
+        for scenario in scenarios:
+            for t in sorted({p["threads"] for p in on["points"]}):
+                a, b = rate(on, scenario, t), rate(off, scenario, t)
+                a1, b1 = rate(on, scenario, 1), rate(off, scenario, 1)
+                cells = [f"{a:.0f}" if a else "-", f"{b:.0f}" if b else "-",
+                         f"{a / b:.2f}x" if a and b else "-",
+                         f"{a / a1:.2f}x" if a and a1 else "-",
+                         f"{b / b1:.2f}x" if b and b1 else "-"]
+                lines.append(f"| {on['variant']} | {scenario} | {t} | "
+                             + " | ".join(cells) + " |")
+    return "\n".join(lines) if len(lines) > 2 else ""
 
 
 def table(results, key="draws_per_s"):
@@ -93,6 +139,10 @@ def main():
     print(table(results))
     print("\nDraws per CPU-second (what the process got, whatever the load):\n")
     print(table(results, "draws_per_cpu_s"))
+    cached = cache_table(results)
+    if cached:
+        print("\nThe port's glyph cache (draws per second, wall clock):\n")
+        print(cached)
     if args.plot:
         plot(results, args.plot)
     return 0

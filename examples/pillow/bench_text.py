@@ -8,6 +8,12 @@ threads' draws over the time from their common start to the last one's end.
 Two scenarios:
   shared    ONE ImageFont made beforehand, used by every thread;
   per-item  ImageFont.truetype() and the draw, for every item.
+On the port (a build whose _imagingft has ftpool_glyph_cache), each point is
+measured with the port's glyph cache and without it
+(FTPOOL_PILLOW_GLYPH_CACHE=off in the child), the two alternating run by
+run, so that a slow minute of a shared machine hits both alike; the point's
+"glyph_cache" says which ("on", "off"; absent for stock), and the child
+reports the cache's hits and misses.
 Every point runs in a child process, so a point that crashes (stock Pillow
 under free-threaded Python shares one FT_Face between threads) is recorded
 as such and the others still run. A point whose draws raised is recorded
@@ -17,7 +23,8 @@ skews the numbers. Writes JSON (--json) and prints a table.
 
 Usage: python bench_text.py --font DejaVuSans.ttf --variant NAME
            [--scenarios shared,per-item] [--threads 1,2,4,8] [--seconds 3]
-           [--repeat 3] [--layout raqm|basic] [--quick] [--json OUT]
+           [--repeat 3] [--layout raqm|basic] [--glyph-cache on,off]
+           [--quick] [--json OUT]
 with PIL importable from the Pillow build under test (PYTHONPATH).
 """
 
@@ -39,7 +46,7 @@ SCENARIOS = ("shared", "per-item")
 
 def interpreter():
     import PIL
-    from PIL import features
+    from PIL import _imagingft, features
 
     gil = getattr(sys, "_is_gil_enabled", None)
     return {
@@ -49,12 +56,14 @@ def interpreter():
         "pillow_path": os.path.dirname(PIL.__file__),
         "freetype": features.version("freetype2"),
         "raqm": features.version("raqm"),
+        # The port's glyph cache can be turned off; stock has none.
+        "glyph_cache": hasattr(_imagingft, "ftpool_glyph_cache"),
     }
 
 
 def child(args):
     """One measurement: prints RESULT {draws, seconds, errors, first_error}."""
-    from PIL import Image, ImageDraw, ImageFont
+    from PIL import Image, ImageDraw, ImageFont, _imagingft
 
     layout = {"raqm": ImageFont.Layout.RAQM, "basic": ImageFont.Layout.BASIC}[
         args.layout
@@ -103,20 +112,29 @@ def child(args):
     seconds = max(ends) - began
     cpu_end = resource.getrusage(resource.RUSAGE_SELF)
     cpu_seconds = (cpu_end.ru_utime - cpu.ru_utime) + (cpu_end.ru_stime - cpu.ru_stime)
-    print("RESULT " + json.dumps({
+    result = {
         "draws": sum(counts), "per_thread": counts, "seconds": seconds,
         "cpu_seconds": cpu_seconds,
         "errors": len(errors), "first_error": errors[0] if errors else None,
-    }), flush=True)
+    }
+    if hasattr(_imagingft, "ftpool_glyph_cache"):
+        stats = _imagingft.ftpool_glyph_stats()
+        result["glyph_cache"] = _imagingft.ftpool_glyph_cache
+        result["glyph_hits"] = stats["hits"]
+        result["glyph_misses"] = stats["misses"]
+    print("RESULT " + json.dumps(result), flush=True)
 
 
-def measure(args, scenario, threads):
+def measure(args, scenario, threads, glyph_cache=None):
     cmd = [sys.executable, os.path.abspath(__file__), "--child",
            "--font", args.font, "--layout", args.layout,
            "--scenario", scenario, "--threads-one", str(threads),
            "--seconds", str(args.seconds)]
+    env = dict(os.environ)
+    if glyph_cache:
+        env["FTPOOL_PILLOW_GLYPH_CACHE"] = glyph_cache
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True,
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env,
                               timeout=args.seconds + 120)
     except subprocess.TimeoutExpired:
         return {"status": "hung"}
@@ -136,6 +154,26 @@ def measure(args, scenario, threads):
     return {"status": status, "stderr_tail": tail}
 
 
+def point_of(scenario, threads, cache, runs, load):
+    """A point of the results: the median of its runs, or how they failed."""
+    point = {"scenario": scenario, "threads": threads, "runs": runs,
+             "loadavg_before": load}
+    if cache:
+        point["glyph_cache"] = cache
+    good = [r["draws_per_s"] for r in runs if r["status"] == "ok"]
+    if len(good) == len(runs):
+        point["status"] = "ok"
+        point["draws_per_s"] = statistics.median(good)
+        point["draws_per_cpu_s"] = statistics.median(
+            r["draws"] / r["cpu_seconds"] for r in runs)
+        point["cpus_busy"] = statistics.median(
+            r["cpu_seconds"] / r["seconds"] for r in runs)
+    else:
+        point["status"] = next(r["status"] for r in runs if r["status"] != "ok")
+        point["draws_per_s"] = point["draws_per_cpu_s"] = None
+    return point
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--font", required=True, help="path of DejaVuSans.ttf")
@@ -147,6 +185,9 @@ def main():
     p.add_argument("--repeat", type=int, default=3,
                    help="measurements per point; the median is reported")
     p.add_argument("--layout", choices=("raqm", "basic"), default="raqm")
+    p.add_argument("--glyph-cache", default="on,off", dest="glyph_cache",
+                   help="the port's glyph cache settings to measure, each "
+                        "point alternating between them (ignored for stock)")
     p.add_argument("--quick", action="store_true",
                    help="0.5 s per point, one measurement")
     p.add_argument("--json", help="write the results here")
@@ -168,39 +209,41 @@ def main():
     thread_counts = [int(t) for t in args.threads.split(",")]
 
     info = interpreter()
+    caches = [None]
+    if info["glyph_cache"]:
+        caches = args.glyph_cache.split(",")
+        if set(caches) - {"on", "off"}:
+            p.error("--glyph-cache takes on, off or on,off")
     print(f"bench_text: {args.variant}: Python {info['python']} (GIL "
           f"{info['gil']}), Pillow {info['pillow']}, FreeType {info['freetype']}, "
           f"Raqm {info['raqm']}, layout {args.layout}; {args.seconds} s per "
-          f"point, median of {args.repeat}", flush=True)
+          f"point, median of {args.repeat}"
+          + (f"; glyph cache {' and '.join(caches)}, alternating"
+             if info["glyph_cache"] else ""), flush=True)
     points = []
     for scenario in scenarios:
-        base = None
+        base = {}
         for threads in thread_counts:
             load = os.getloadavg()[0]
-            runs = [measure(args, scenario, threads) for _ in range(args.repeat)]
-            good = [r["draws_per_s"] for r in runs if r["status"] == "ok"]
-            point = {"scenario": scenario, "threads": threads, "runs": runs,
-                     "loadavg_before": load}
-            if len(good) == len(runs):
-                point["status"] = "ok"
-                point["draws_per_s"] = statistics.median(good)
-                point["draws_per_cpu_s"] = statistics.median(
-                    r["draws"] / r["cpu_seconds"] for r in runs)
-                if threads == 1:
-                    base = point["draws_per_s"]
-                scaling = (f", {point['draws_per_s'] / base:.2f}x 1 thread"
-                           if base else "")
-                cpu = statistics.median(r["cpu_seconds"] / r["seconds"] for r in runs)
-                shown = (f"{point['draws_per_s']:9.0f} draws/s{scaling}, "
-                         f"{cpu:.2f} CPUs busy")
-            else:
-                point["status"] = next(r["status"] for r in runs
-                                       if r["status"] != "ok")
-                point["draws_per_s"] = point["draws_per_cpu_s"] = None
-                shown = point["status"]
-            points.append(point)
-            print(f"  {scenario:8} {threads} threads: {shown}   (load average "
-                  f"before: {load:.1f})", flush=True)
+            runs = {cache: [] for cache in caches}
+            for _ in range(args.repeat):
+                for cache in caches:
+                    runs[cache].append(measure(args, scenario, threads, cache))
+            for cache in caches:
+                point = point_of(scenario, threads, cache, runs[cache], load)
+                if threads == 1 and point["draws_per_s"]:
+                    base[cache] = point["draws_per_s"]
+                points.append(point)
+                if point["draws_per_s"] is None:
+                    shown = point["status"]
+                else:
+                    scaling = (f", {point['draws_per_s'] / base[cache]:.2f}x 1 thread"
+                               if cache in base else "")
+                    shown = (f"{point['draws_per_s']:9.0f} draws/s{scaling}, "
+                             f"{point['cpus_busy']:.2f} CPUs busy")
+                label = f" cache {cache:3}" if cache else ""
+                print(f"  {scenario:8} {threads} threads{label}: {shown}   (load "
+                      f"average before: {load:.1f})", flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"variant": args.variant, "interpreter": info,
