@@ -128,6 +128,7 @@ static void reclaim_held(struct glyph_cache *cache) {
    * pinned after every unlink was visible to it. */
   fence_seq_cst();
   uint64_t oldest = cache->oldest_pin(cache->oldest_pin_arg);
+  FTPOOL_TEST_HOOK(FTPOOL_HOOK_GLYPH_SCANNED);
   /* Each entry leaves the list before it is freed: a fork() child whose
    * parent was in this loop finds the list whole, for ftpool_destroy. */
   struct glyph_entry *e;
@@ -146,7 +147,7 @@ static void retire(struct glyph_cache *cache, struct glyph_entry *batch,
   FTPOOL_TEST_HOOK(FTPOOL_HOOK_GLYPH_EVICTING);
   counter_add_relaxed(&cache->evictions, count);
 #ifdef FTPOOL_CONTROL_GLYPH_FREE_AT_ONCE
-  /* test/glyph_cache_test.cc's negative control: AddressSanitizer must
+  /* test/glyph_evicted_read_test.cc's negative control: AddressSanitizer must
    * catch a reader of an evicted glyph. */
   (void)bytes;
   for (struct glyph_entry *next; batch; batch = next) {

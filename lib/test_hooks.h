@@ -19,7 +19,8 @@ enum ftpool_test_hook {
   FTPOOL_HOOK_OFFERED,     /* the file cache just published a fresh blob */
   FTPOOL_HOOK_LOOKED_UP,   /* the file cache read an entry's blob pointer */
   FTPOOL_HOOK_GLYPH_PUBLISHING, /* a glyph is about to be pushed on a chain */
-  FTPOOL_HOOK_GLYPH_EVICTING    /* victims unlinked, not yet retired */
+  FTPOOL_HOOK_GLYPH_EVICTING,   /* victims unlinked, not yet retired */
+  FTPOOL_HOOK_GLYPH_SCANNED     /* reclamation read the pins, frees next */
 };
 
 #ifdef FTPOOL_TEST_HOOKS

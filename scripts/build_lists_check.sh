@@ -32,7 +32,7 @@ same "test/meson.build's suites" \
   "$(grep -h -A1 '^cc_test(' test/BUILD test/cpp/BUILD |
     sed -n 's/^ *name = "\(.*\)",$/\1/p' |
     grep -vxE 'fork_negative_control_test|race_window_test|loaded_freetype_test' |
-    grep -vxE 'glyph_fork_test|glyph_[a-z_]+_negative_control_test' |
+    grep -vxE 'glyph_(fork|reclaim)_test|glyph_[a-z_]+_negative_control_test' |
     sort)"
 
 same "test/meson.build's support sources" \

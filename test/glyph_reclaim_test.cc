@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// Evicted glyphs are freed once every reader has given its fonts back, even
+// when the last reader to unpin finds another thread holding the eviction
+// token: that holder frees them when it gives the token back. The library's
+// test hook parks the holder right after it read the pins (it saw the
+// reader still pinned), the reader unpins meanwhile and cannot take the
+// token; without the request the holder serves, the glyphs would await
+// reclamation until some later miss. Per-thread backend only: the
+// shared-mutex backend reclaims under its glyph mutex, so an unpin there
+// never finds the token taken.
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "ftpool.h"
+#include "lib/test_hooks.h"
+#include "test/support/fonts.h"
+#include "test/support/glyph_pool.h"
+
+namespace ftpool_test {
+namespace {
+
+thread_local bool park_after_scan = false;
+std::atomic<bool> parked{false}, resume{false};
+
+bool Await(const std::atomic<bool> &flag) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!flag && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return flag;
+}
+
+ftpool_stats Stats(ftpool *pool) {
+  ftpool_stats stats;
+  EXPECT_EQ(ftpool_get_stats(pool, &stats), FTPOOL_OK);
+  return stats;
+}
+
+class GlyphReclaimTest : public GlyphPoolTest {};
+
+TEST_P(GlyphReclaimTest, AnUnpinDuringAnotherThreadsReclaimIsServed) {
+  MakePool(8192); // a dozen 24 px glyphs
+  ftpool_font *font = Font(kSans, 24);
+  ASSERT_NE(font, nullptr);
+
+  // The reader: pinned, until told to give its font back.
+  std::atomic<bool> pinned{false}, give_back{false};
+  std::thread reader([&] {
+    FT_Face face = Acquire(font);
+    Glyph(font, face, FT_Get_Char_Index(face, 'A'));
+    pinned = true;
+    Await(give_back);
+    GiveBack(font, face);
+  });
+  ASSERT_TRUE(Await(pinned));
+
+  // The evictor: misses past the budget, then gives back; its unpin takes
+  // the token to reclaim, reads the reader's pin, and parks.
+  std::thread evictor([&] {
+    FT_Face face = Acquire(font);
+    for (FT_ULong c = 'a'; c <= 'z'; c++)
+      Glyph(font, face, FT_Get_Char_Index(face, c));
+    park_after_scan = true;
+    GiveBack(font, face);
+    park_after_scan = false;
+  });
+  ASSERT_TRUE(Await(parked)) << "the evictor never reclaimed";
+  EXPECT_GT(Stats(pool_).glyph_bytes_awaiting, 0u);
+
+  give_back = true; // its unpin finds the token taken
+  reader.join();
+  resume = true;
+  evictor.join();
+
+  ftpool_stats stats = Stats(pool_);
+  EXPECT_GT(stats.glyph_evictions, 0u);
+  EXPECT_EQ(stats.glyph_bytes_awaiting, 0u)
+      << "no reader holds a font, yet evicted glyphs await reclamation";
+}
+
+INSTANTIATE_TEST_SUITE_P(PerThread, GlyphReclaimTest,
+                         ::testing::Values(FTPOOL_BACKEND_PER_THREAD));
+
+} // namespace
+} // namespace ftpool_test
+
+extern "C" void ftpool__test_hook(enum ftpool_test_hook point) {
+  using namespace ftpool_test;
+  if (point == FTPOOL_HOOK_GLYPH_SCANNED && park_after_scan) {
+    park_after_scan = false;
+    parked = true;
+    Await(resume);
+  }
+}
