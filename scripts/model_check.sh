@@ -1,12 +1,32 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Model-checks the context protocol (docs/design.pml), its fork() recovery
-# (docs/fork.pml) and a shared font's instance lifetime (docs/font.pml) with
-# spin: each model must hold in every state (exhaustive
-# search; fork.pml at three sets of bounds), each negative control, a
-# mutation of one step, must make spin break the assertion named below, and
-# each of fork.pml's probes must be reached (the model is not vacuous).
-# Installs spin if missing. About 4 min and 1.1 GiB on 2 cores.
+# (docs/fork.pml), a shared font's instance lifetime (docs/font.pml) and the
+# glyph cache's reclamation (docs/glyph.pml) with spin: each model must hold
+# in every state (exhaustive search; fork.pml and glyph.pml at three sets of
+# bounds each), each negative control, a mutation of one step, must make
+# spin break the assertion named below, and each probe of fork.pml and
+# glyph.pml must be reached (the model is not vacuous).
+#
+# glyph.pml: readers that pin the epoch (a load, then a store: any step of
+# another thread between), walk a chain of atomic links and read what they
+# found until they unpin; misses that publish a copy by CAS after searching
+# the chain, and search again after a failed CAS; one evictor at a time (the
+# token) that unlinks any entry (the head by CAS, an inner one by a store),
+# retires it with fetch_add(epoch) + 1 and frees what is older than every
+# pin; an unpin that asks for a reclaim, served by the token's holder when
+# it gives the token back; thread exit (the unpin) and a fork whose child
+# clears the gone threads' pins; ftpool_destroy. It checks that no freed
+# entry is ever read, that a chain holds exactly its linked entries with no
+# two equal, that once every thread has ended nothing retired is left (in a
+# fork child, after the survivor's next reclaim, unless a gone evictor
+# keeps the token), and that destroy frees nothing twice. Its controls free
+# at once, pin after the walk, free one epoch too new, keep gone threads'
+# pins, publish without the re-check, bump the epoch before the unlink,
+# unlink a head by a store, and two are the code before da0aeaf: a reclaim
+# that gives up when the token is taken, and frees before unlisting.
+#
+# Installs spin if missing. About 5 min and 1.1 GiB on 2 cores.
 # Usage: scripts/model_check.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -80,6 +100,38 @@ font_controls=(
 # fork.pml's bounds: threads before the first fork, threads born in a child,
 # faces (at most 2 forks in all). Each set is searched exhaustively.
 fork_bounds=("-DNP=2 -DNK=1 -DNF=2" "-DNP=2 -DNK=2 -DNF=1" "-DNP=3 -DNK=1 -DNF=1")
+
+# glyph.pml's: a freed entry read (READ, at every dereference); two equal
+# entries linked in the chain, or a linked entry missing from it (CHAIN_OK);
+# a retired entry never freed after every thread ended or is gone, with the
+# token free (the end check); an entry freed twice (ftpool_destroy's).
+glyph_read='(es[gr]!=5)'
+declare -A glyph_expect=(
+  [FREE_AT_ONCE]=$glyph_read
+  [PIN_AFTER_READ]=$glyph_read
+  [OFF_BY_ONE]=$glyph_read
+  [NO_FORGET]='(stuck||(es[t]!=4))'
+  [NO_RECHECK]=' !((gseen&(1<<key[(gc-1)])))'
+  [EPOCH_FIRST]=$glyph_read
+  [HEAD_STORE]='((es[gc]!=2)||(gvis&(1<<gc)))' # a linked entry not in the chain
+  [NO_REQUEST]='(stuck||(es[t]!=4))'
+  [FREE_BEFORE_UNLIST]='(es[t]!=5)' # ftpool_destroy frees an entry again
+)
+glyph_controls=(
+  FREE_AT_ONCE PIN_AFTER_READ OFF_BY_ONE NO_FORGET NO_RECHECK EPOCH_FIRST
+  HEAD_STORE NO_REQUEST FREE_BEFORE_UNLIST
+)
+# glyph.pml's bounds: two threads that may make any call (the model's
+# defaults); a reader, a reader that gives back and pins again, and a
+# thread that may make any call; two misses on the same glyph and a thread
+# that may make any call. Each set is searched exhaustively.
+glyph_bounds=(
+  ""
+  "-DNT=3 -DMENU0=HIT -DOPS0=1 -DMENU1=HIT+UNPIN -DOPS1=2"
+  "-DNT=3 -DMENU0=MISS -DOPS0=1 -DMENU1=MISS -DOPS1=1"
+)
+glyph_probes=(1 2 3 4 5 6 7 8 9 10)
+declare -A glyph_probe_bounds=([10]=${glyph_bounds[1]}) # two threads gone
 
 # build MODEL DIR OPT [spin -D flags...]: generates and compiles the verifier
 # for docs/MODEL in DIR with gcc -OOPT, or, for -O0, with clang if there is
@@ -187,10 +239,30 @@ for control in "${font_controls[@]}"; do
   caught "font_$control" font.pml 2 "${font_expect[$control]} " "-D$control"
 done
 
+i=0
+for bounds in "${glyph_bounds[@]}"; do
+  i=$((i + 1))
+  # shellcheck disable=SC2086 # the bounds are separate flags
+  holds "glyph$i" "the glyph model, ${bounds:-its defaults}" glyph.pml 2 $bounds
+done
+# The controls' and probes' searches stop early: -O0 builds in a fifth of
+# the time.
+for control in "${glyph_controls[@]}"; do
+  echo "=== glyph negative control -D$control: spin must report an error"
+  caught "glyph_$control" glyph.pml 0 "${glyph_expect[$control]} " "-D$control"
+done
+for probe in "${glyph_probes[@]}"; do
+  echo "=== glyph probe -DPROBE=$probe: spin must reach it"
+  # shellcheck disable=SC2086 # the bounds are separate flags
+  caught "glyph_probe$probe" glyph.pml 0 " !((($probe==$probe)&&" \
+    "-DPROBE=$probe" ${glyph_probe_bounds[$probe]:-}
+done
+
 if [ "$failures" -ne 0 ]; then
   echo "model_check: $failures surprise(s)"
   exit 1
 fi
-echo "model_check: the three models hold; all ${#controls[@]} +" \
-  "${#fork_controls[@]} + ${#font_controls[@]} negative controls caught," \
-  "all ${#fork_probes[@]} probes reached"
+echo "model_check: the four models hold; all ${#controls[@]} +" \
+  "${#fork_controls[@]} + ${#font_controls[@]} + ${#glyph_controls[@]}" \
+  "negative controls caught, all ${#fork_probes[@]} + ${#glyph_probes[@]}" \
+  "probes reached"
