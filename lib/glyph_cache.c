@@ -121,9 +121,10 @@ void ftpool__glyph_reader_forget(struct glyph_reader *reader) {
   reader->own = NULL;
 }
 
-static bool same_key(const struct glyph_key *a, const struct glyph_key *b) {
-  if (a == b)
-    return true;
+/* Two fonts' keys, apart: the slow path of a hit found through another
+ * font of the same file and size. */
+bool ftpool__glyph_same_key_apart(const struct glyph_key *a,
+                                  const struct glyph_key *b) {
   if (a->hash != b->hash || a->blob_serial != b->blob_serial ||
       a->face_index != b->face_index || a->char_width != b->char_width ||
       a->char_height != b->char_height ||
@@ -135,47 +136,6 @@ static bool same_key(const struct glyph_key *a, const struct glyph_key *b) {
        memcmp(a->coords, b->coords, a->num_coords * sizeof *a->coords) != 0))
     return false;
   return a->blob_serial != 0 || ftpool__same_identity(&a->file, &b->file);
-}
-
-static bool matches(const struct glyph_entry *e,
-                    const struct glyph_request *req) {
-  return e->hash == req->hash && e->glyph_index == req->glyph_index &&
-         e->load_flags == req->load_flags && e->kind == req->kind &&
-         same_key(e->key, req->key);
-}
-
-static atomic_ptr *bucket_of(struct glyph_cache *cache, uint64_t hash) {
-  return &cache->buckets[(size_t)(hash >> 17) & cache->mask];
-}
-
-/* From head on, the entry equal to req, or NULL. Acquire on each link
- * pairs with the release that published the entry it points to (the
- * inserter's CAS, or an evictor's relink), so its fields are complete. */
-static struct glyph_entry *search(struct glyph_entry *e,
-                                  const struct glyph_request *req) {
-  for (; e; e = ptr_load_acquire(&e->next))
-    if (matches(e, req))
-      return e;
-  return NULL;
-}
-
-struct glyph_entry *ftpool__glyph_hit(struct glyph_cache *cache,
-                                      struct glyph_reader *reader,
-                                      struct glyph_counts *counts,
-                                      const struct glyph_request *req) {
-  ftpool__glyph_pin(cache, reader);
-  if (!cache->buckets)
-    return NULL;
-  struct glyph_entry *e =
-      search(ptr_load_acquire(bucket_of(cache, req->hash)), req);
-  if (!e)
-    return NULL;
-  /* SIEVE's mark, written only when clear: a hot entry's line stays
-   * shared among the cores that read it. Relaxed: a hint to the hand. */
-  if (!word_load_relaxed(&e->visited))
-    word_store_relaxed(&e->visited, 1);
-  counter_bump_single_writer(&counts->hits);
-  return e;
 }
 
 /* --- a miss ------------------------------------------------------------- */
@@ -286,10 +246,10 @@ static bool publish_cas(atomic_ptr *bucket, void **head,
 static struct glyph_entry *publish(struct glyph_cache *cache,
                                    struct glyph_entry *e,
                                    const struct glyph_request *req) {
-  atomic_ptr *bucket = bucket_of(cache, req->hash);
+  atomic_ptr *bucket = ftpool__glyph_bucket(cache, req->hash);
   void *head = ptr_load_acquire(bucket);
   for (;;) {
-    struct glyph_entry *found = search(head, req);
+    struct glyph_entry *found = ftpool__glyph_search(head, req);
     if (found) {
       counter_sub_relaxed(&cache->bytes, e->bytes);
       ftpool__glyph_entry_free(cache, e); /* never published */

@@ -126,8 +126,15 @@ void ftpool__glyph_cache_fini(struct glyph_cache *cache);
 struct glyph_key *ftpool__glyph_key_new(const ftpool_font *font);
 void ftpool__glyph_key_release(FT_Memory memory, struct glyph_key *key);
 
-/* Fills in req->hash from the rest. */
-void ftpool__glyph_request_hash(struct glyph_request *req);
+/* Fills in req->hash from the rest: one multiply, since the key's hash is
+ * mixed already; the bucket is taken from the middle bits, which every
+ * input bit reaches. Bit 31 of load flags is unused. */
+static inline void ftpool__glyph_request_hash(struct glyph_request *req) {
+  uint64_t h = req->key->hash ^ ((uint64_t)req->glyph_index << 32) ^
+               (uint32_t)req->load_flags ^ ((uint64_t)req->kind << 31);
+  h *= 0x9e3779b97f4a7c15u;
+  req->hash = h ^ (h >> 29);
+}
 
 void ftpool__glyph_reader_init(struct glyph_reader *reader);
 void ftpool__glyph_counts_init(struct glyph_counts *counts);
@@ -153,12 +160,54 @@ void ftpool__glyph_reader_fini(struct glyph_cache *cache,
 /* A fork() child: the reader's thread is gone, so it reads nothing. */
 void ftpool__glyph_reader_forget(struct glyph_reader *reader);
 
+/* Whether two fonts' keys are equal, apart (the slow path of a hit found
+ * through another font of the same file and size). */
+bool ftpool__glyph_same_key_apart(const struct glyph_key *a,
+                                  const struct glyph_key *b);
+
+static inline bool ftpool__glyph_matches(const struct glyph_entry *e,
+                                         const struct glyph_request *req) {
+  return e->hash == req->hash && e->glyph_index == req->glyph_index &&
+         e->load_flags == req->load_flags && e->kind == req->kind &&
+         (e->key == req->key || ftpool__glyph_same_key_apart(e->key, req->key));
+}
+
+static inline atomic_ptr *ftpool__glyph_bucket(struct glyph_cache *cache,
+                                               uint64_t hash) {
+  return &cache->buckets[(size_t)(hash >> 17) & cache->mask];
+}
+
+/* From e on, the entry equal to req, or NULL. Acquire on each link pairs
+ * with the release that published the entry it points to (the inserter's
+ * CAS, or an evictor's relink), so its fields are complete. */
+static inline struct glyph_entry *
+ftpool__glyph_search(struct glyph_entry *e, const struct glyph_request *req) {
+  for (; e; e = ptr_load_acquire(&e->next))
+    if (ftpool__glyph_matches(e, req))
+      return e;
+  return NULL;
+}
+
 /* The published entry equal to req, counted as a hit, or NULL; pins the
- * reader first. */
-struct glyph_entry *ftpool__glyph_hit(struct glyph_cache *cache,
-                                      struct glyph_reader *reader,
-                                      struct glyph_counts *counts,
-                                      const struct glyph_request *req);
+ * reader first. Inline: it is the whole of a hit. */
+static inline struct glyph_entry *
+ftpool__glyph_hit(struct glyph_cache *cache, struct glyph_reader *reader,
+                  struct glyph_counts *counts,
+                  const struct glyph_request *req) {
+  ftpool__glyph_pin(cache, reader);
+  if (!cache->buckets)
+    return NULL;
+  struct glyph_entry *e = ftpool__glyph_search(
+      ptr_load_acquire(ftpool__glyph_bucket(cache, req->hash)), req);
+  if (!e)
+    return NULL;
+  /* SIEVE's mark, written only when clear: a hot entry's line stays
+   * shared among the cores that read it. Relaxed: a hint to the hand. */
+  if (!word_load_relaxed(&e->visited))
+    word_store_relaxed(&e->visited, 1);
+  counter_bump_single_writer(&counts->hits);
+  return e;
+}
 
 /*
  * A miss: renders (or loads the advance of) req on face, which the caller

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A font's identity in the glyph cache, and the hash of a lookup. */
+/* A font's identity in the glyph cache. */
 #include <string.h>
 
 #include "font.h"
@@ -61,9 +61,4 @@ void ftpool__glyph_key_release(FT_Memory memory, struct glyph_key *key) {
   /* acq_rel: the last holder frees it after every other's use. */
   if (key && refcount_sub_acq_rel(&key->refs) == 0)
     ftpool__memory_free(memory, key);
-}
-
-void ftpool__glyph_request_hash(struct glyph_request *req) {
-  uint64_t h = mix(req->key->hash, req->glyph_index);
-  req->hash = mix(h, ((uint64_t)(uint32_t)req->load_flags << 1) | req->kind);
 }

@@ -308,12 +308,12 @@ static ftpool_status pt_font_glyph(ftpool_font *font, FT_Face face,
   struct instance *inst = c ? ftpool__instance_acquired(c, font, face) : NULL;
   if (!inst)
     return ftpool__fail(FTPOOL_ERR_NOT_ACQUIRED);
+  struct glyph_cache *cache = &font->pool->glyphs;
+  if ((*out = ftpool__glyph_hit(cache, &c->glyphs, &c->glyph_counts, req)))
+    return FTPOOL_OK; /* an index cached is in range */
   ftpool_status status = ftpool__glyph_check_index(face, req);
   if (status != FTPOOL_OK)
     return status;
-  struct glyph_cache *cache = &font->pool->glyphs;
-  if ((*out = ftpool__glyph_hit(cache, &c->glyphs, &c->glyph_counts, req)))
-    return FTPOOL_OK;
   if (!ftpool__instance_size_as_set(inst))
     return ftpool__fail(FTPOOL_ERR_SIZE_CHANGED);
   return ftpool__glyph_miss(cache, &c->glyphs, &c->glyph_counts, req, face,
