@@ -80,8 +80,12 @@ void ftpool__glyph_counts_init(struct glyph_counts *counts) {
 void ftpool__glyph_pin_slow(struct glyph_cache *cache,
                             struct glyph_reader *reader) {
   /* Acquire pairs with the evictor's release increment: a reader that
-   * pins the epoch a retirement made sees the victims unlinked. */
-  u64_store_relaxed(&reader->pin, u64_load_acquire(&cache->epoch));
+   * pins the epoch a retirement made sees the victims unlinked. Release,
+   * though the fence below orders it: an evictor that reads this pin in
+   * place of the unpin before it must still see the reads that unpin
+   * covered (C17 counts this store in the unpin's release sequence; C23
+   * no longer does). */
+  u64_store_release(&reader->pin, u64_load_acquire(&cache->epoch));
   /* The pin is visible to an evictor before this reader reads a chain, or
    * the reader sees every unlink the evictor made before reading pins:
    * pairs with the evictor's fence between unlinking and reading pins. */
