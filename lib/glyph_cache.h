@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The glyph cache: rendered glyphs and advances, shared by every thread of a
- * pool (ftpool.h, "Caching glyphs"; docs/design.md, "The glyph cache").
+ * pool (ftpool.h, "Caching glyphs"; docs/design.md, "The glyph cache's
+ * reclamation").
  *
  * A hash table of buckets, each a chain of entries linked by atomic
  * pointers. Readers walk chains with no lock and no read-modify-write.
