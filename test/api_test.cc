@@ -384,13 +384,13 @@ TEST(ConfigTest, ConfigureFailureIsReportedAndNothingLeaks) {
 
 TEST(ErrorTest, EveryStatusHasItsOwnMessage) {
   std::set<std::string> messages;
-  for (int s = FTPOOL_OK; s <= FTPOOL_ERR_INVALID_SIZE; ++s) {
+  for (int s = FTPOOL_OK; s <= FTPOOL_ERR_SIZE_CHANGED; ++s) {
     const char *m = ftpool_strerror(static_cast<ftpool_status>(s));
     ASSERT_NE(m, nullptr);
     EXPECT_GT(std::strlen(m), 5u);
     messages.insert(m);
   }
-  EXPECT_EQ(messages.size(), size_t{FTPOOL_ERR_INVALID_SIZE + 1});
+  EXPECT_EQ(messages.size(), size_t{FTPOOL_ERR_SIZE_CHANGED + 1});
   EXPECT_STREQ(ftpool_strerror(static_cast<ftpool_status>(999)),
                "unknown ftpool status");
 }

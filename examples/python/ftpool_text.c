@@ -145,6 +145,8 @@ static PyObject *raise_status(ftpool_status status, FT_Error ft_error,
   case FTPOOL_ERR_FACE_INDEX:
   case FTPOOL_ERR_NOT_VARIABLE:
   case FTPOOL_ERR_INVALID_SIZE:
+  case FTPOOL_ERR_GLYPH_INDEX:
+  case FTPOOL_ERR_LOAD_FLAGS:
     type = PyExc_ValueError;
     break;
   default:

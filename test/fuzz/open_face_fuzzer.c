@@ -55,6 +55,7 @@ enum {
   EV_FLAGS,  /* each face flag that is set */
   EV_BITMAP, /* pixel mode and log2 of width, rows */
   EV_FONT,   /* status of a font's creation and acquire */
+  EV_CACHE,  /* status of a glyph cache lookup, glyph and advance */
   EV_COUNT
 };
 #define BUCKETS 64
@@ -117,9 +118,23 @@ static void check_open_status(ftpool_status s, const char *call) {
   case FTPOOL_ERR_NOT_ACQUIRED:
   case FTPOOL_ERR_NOT_VARIABLE:
   case FTPOOL_ERR_INVALID_SIZE:
+  case FTPOOL_ERR_GLYPH_INDEX:
+  case FTPOOL_ERR_LOAD_FLAGS:
+  case FTPOOL_ERR_SIZE_CHANGED:
     fail(call, ftpool_strerror(s));
   }
   fail(call, "not an ftpool_status");
+}
+
+/* A status from the glyph cache, asked for an index in range with
+ * cacheable flags on a face acquired from the font: FreeType may fail to
+ * load or render it (its error, as an open would map it), nothing else. */
+static void check_glyph_status(ftpool_status s, const char *call) {
+  if (s == FTPOOL_OK || s == FTPOOL_ERR_OUT_OF_MEMORY ||
+      s == FTPOOL_ERR_BROKEN_FONT || s == FTPOOL_ERR_UNKNOWN_FORMAT ||
+      s == FTPOOL_ERR_FREETYPE)
+    return;
+  fail(call, ftpool_strerror(s));
 }
 
 /* A status from ftpool_font_create with a well-formed description: the
@@ -207,6 +222,29 @@ static void render(FT_Face face, FT_UInt glyph) {
       sum ^= row[y * pitch] ^ row[y * pitch + pitch - 1];
     (void)sum;
   }
+}
+
+/* The glyph and its advance through the pool's glyph cache; the whole
+ * bitmap read, so ASan sees an entry shorter than its glyph claims. The
+ * bitmap is not compared with render()'s: a hostile font's glyph programs
+ * may change what the next rendering of a glyph gives. */
+static void cached(ftpool_font *font, FT_Face face, FT_UInt glyph) {
+  const ftpool_glyph *g;
+  ftpool_status s = ftpool_font_glyph(font, face, glyph, FT_LOAD_DEFAULT, &g);
+  check_glyph_status(s, "ftpool_font_glyph");
+  NOTE(EV_CACHE, s);
+  if (s == FTPOOL_OK && g->bitmap.buffer && g->bitmap.rows) {
+    size_t pitch =
+        (size_t)(g->bitmap.pitch < 0 ? -g->bitmap.pitch : g->bitmap.pitch);
+    volatile unsigned char sum = 0;
+    for (size_t i = 0; i < g->bitmap.rows * pitch; i++)
+      sum ^= g->bitmap.buffer[i];
+    (void)sum;
+  }
+  FT_Fixed advance;
+  s = ftpool_font_advance(font, face, glyph, FT_LOAD_DEFAULT, &advance);
+  check_glyph_status(s, "ftpool_font_advance");
+  NOTE(EV_CACHE, 32 + s);
 }
 
 static void exercise(FT_Face face) {
@@ -301,8 +339,10 @@ static void try_font(ftpool *pool, ftpool_blob *blob, const uint8_t *data,
   if (s == FTPOOL_OK) {
     long glyphs =
         face->num_glyphs < GLYPHS_PER_FACE ? face->num_glyphs : GLYPHS_PER_FACE;
-    for (long g = 0; g < glyphs; g++)
+    for (long g = 0; g < glyphs; g++) {
       render(face, (FT_UInt)g);
+      cached(font, face, (FT_UInt)g);
+    }
     check_ok(ftpool_font_give_back(font, face), "ftpool_font_give_back");
   }
   ftpool_font_release(font);
