@@ -29,6 +29,7 @@
 #include FT_MODULE_H
 
 #include "bench/cache_texts.h"
+#include "bench/counting_memory.h"
 #include "ftpool.h"
 
 namespace {
@@ -39,37 +40,9 @@ using ftpool_bench::CacheTexts;
 constexpr int kThreads = 16;
 constexpr size_t kBudget = FTPOOL_DEFAULT_GLYPH_CACHE_BYTES; // 4 MiB
 
-// malloc with a size header, counting what is live.
-std::atomic<long> live_bytes{0};
-struct alignas(16) Header {
-  long size;
-};
-void *Alloc(FT_Memory, long size) {
-  auto *h = static_cast<Header *>(std::malloc(sizeof(Header) + size));
-  if (!h)
-    return nullptr;
-  h->size = size;
-  if (ftpool_bench::ftc_zeroing) // see NewFtc
-    std::memset(h + 1, 0, size_t(size));
-  live_bytes += size;
-  return h + 1;
-}
-void Free(FT_Memory, void *block) {
-  Header *h = static_cast<Header *>(block) - 1;
-  live_bytes -= h->size;
-  std::free(h);
-}
-void *Realloc(FT_Memory, long, long size, void *block) {
-  Header *h = static_cast<Header *>(block) - 1;
-  long old = h->size;
-  auto *moved = static_cast<Header *>(std::realloc(h, sizeof(Header) + size));
-  if (!moved)
-    return nullptr;
-  moved->size = size;
-  live_bytes += size - old;
-  return moved + 1;
-}
-FT_MemoryRec_ counting = {nullptr, Alloc, Free, Realloc};
+// The counting allocator (bench/counting_memory.h).
+std::atomic<long> &live_bytes = ftpool_bench::CountingMemory::live_bytes;
+FT_MemoryRec_ &counting = ftpool_bench::CountingMemory::record;
 
 void Check(bool ok, const char *what) {
   if (!ok) {
@@ -249,6 +222,10 @@ Result MeasureFtc() {
 } // namespace
 
 int main() {
+  // See NewFtc: FTC's managers need their blocks zeroed.
+  ftpool_bench::CountingMemory::zeroing = [] {
+    return ftpool_bench::ftc_zeroing;
+  };
   Check(CacheTexts().size() == 2, "reading both fonts");
   size_t glyphs = 0, distinct = 0;
   for (const CacheText &t : CacheTexts())

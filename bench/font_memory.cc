@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bench/clients.h"
+#include "bench/counting_memory.h"
 #include "ftpool.h"
 
 namespace {
@@ -28,35 +29,9 @@ namespace {
 constexpr int kThreads = 16;
 constexpr FT_UInt kSizes[] = {10, 12, 14, 16, 20, 24, 32, 48};
 
-// malloc with a size header, counting what is live.
-std::atomic<long> live_bytes{0};
-struct alignas(16) Header {
-  long size;
-};
-void *Alloc(FT_Memory, long size) {
-  auto *h = static_cast<Header *>(std::malloc(sizeof(Header) + size));
-  if (!h)
-    return nullptr;
-  h->size = size;
-  live_bytes += size;
-  return h + 1;
-}
-void Free(FT_Memory, void *block) {
-  Header *h = static_cast<Header *>(block) - 1;
-  live_bytes -= h->size;
-  std::free(h);
-}
-void *Realloc(FT_Memory, long, long size, void *block) {
-  Header *h = static_cast<Header *>(block) - 1;
-  long old = h->size;
-  auto *moved = static_cast<Header *>(std::realloc(h, sizeof(Header) + size));
-  if (!moved)
-    return nullptr;
-  moved->size = size;
-  live_bytes += size - old;
-  return moved + 1;
-}
-FT_MemoryRec_ counting = {nullptr, Alloc, Free, Realloc};
+// The counting allocator (bench/counting_memory.h).
+std::atomic<long> &live_bytes = ftpool_bench::CountingMemory::live_bytes;
+FT_MemoryRec_ &counting = ftpool_bench::CountingMemory::record;
 
 void Check(bool ok, const char *what) {
   if (!ok) {

@@ -43,14 +43,6 @@ constexpr int kChildSeconds = 20;
 thread_local bool park_at_eviction = false;
 std::atomic<bool> parked{false}, resume{false};
 
-// Waits for flag, for 10 s at most; returns it.
-bool Await(const std::atomic<bool> &flag) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!flag && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  return flag;
-}
-
 // Forks seen by the test's own fork handlers: the prepare handler runs
 // before the library's (registered later), the parent's after.
 std::atomic<bool> observing{false}, fork_started{false}, fork_done{false};

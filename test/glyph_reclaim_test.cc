@@ -18,25 +18,13 @@
 #include "lib/test_hooks.h"
 #include "test/support/fonts.h"
 #include "test/support/glyph_pool.h"
+#include "test/support/pool_test_util.h"
 
 namespace ftpool_test {
 namespace {
 
 thread_local bool park_after_scan = false;
 std::atomic<bool> parked{false}, resume{false};
-
-bool Await(const std::atomic<bool> &flag) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!flag && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  return flag;
-}
-
-ftpool_stats Stats(ftpool *pool) {
-  ftpool_stats stats;
-  EXPECT_EQ(ftpool_get_stats(pool, &stats), FTPOOL_OK);
-  return stats;
-}
 
 class GlyphReclaimTest : public GlyphPoolTest {};
 

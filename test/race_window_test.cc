@@ -36,15 +36,6 @@ ftpool *offer_pool;
 std::atomic<size_t> bytes_counted_at_offer{0};
 std::atomic<bool> looked{false}, header_reused{false};
 
-// Waits for flag, for 5 s at most: a hook whose interleaving never comes
-// must not hang the test; the test then checks that it came.
-bool Await(const std::atomic<bool> &flag) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (!flag && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  return flag;
-}
-
 constexpr int kChildSeconds = 20;
 
 ftpool *NewPool(CountingMemory *memory) {

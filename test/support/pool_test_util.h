@@ -3,7 +3,10 @@
 #ifndef FTPOOL_TEST_POOL_TEST_UTIL_H
 #define FTPOOL_TEST_POOL_TEST_UTIL_H
 
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -11,6 +14,15 @@
 #include "ftpool.h"
 
 namespace ftpool_test {
+
+// Waits for flag, for 10 s at most, and returns it: a test whose other
+// thread never gets there fails instead of hanging.
+inline bool Await(const std::atomic<bool> &flag) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!flag && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return flag;
+}
 
 // The pool's statistics; a failure to get them fails the test.
 inline ftpool_stats Stats(ftpool *pool) {
