@@ -226,8 +226,11 @@ ftpool_status ftpool__glyph_miss(struct glyph_cache *cache,
  * glyph index. */
 static inline ftpool_status
 ftpool__glyph_check_index(FT_Face face, const struct glyph_request *req) {
-  return (FT_Long)req->glyph_index < face->num_glyphs ? FTPOOL_OK
-                                                      : FTPOOL_ERR_GLYPH_INDEX;
+  /* Unsigned: FT_Long is 32 bits on Windows, where an index past INT_MAX
+   * would turn negative. */
+  if (face->num_glyphs > 0 && req->glyph_index < (FT_ULong)face->num_glyphs)
+    return FTPOOL_OK;
+  return ftpool__fail(FTPOOL_ERR_GLYPH_INDEX);
 }
 
 /* Eviction and reclamation (glyph_evict.c). */
