@@ -340,7 +340,7 @@ static void put_down(struct context *c, struct instance *inst) {
   inst->last_used = ++s->clock;
   count_idle(s, true);
   ftpool__context_leave(c);
-  if (!in_use) /* no glyph the context got is read after this */
+  if (!in_use && c->glyphs.pinned) /* no glyph it got is read after this */
     ftpool__glyph_unpin(&c->pool->glyphs, &c->glyphs);
   if (inst->gone)
     drop_record(c, inst);
