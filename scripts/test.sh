@@ -13,8 +13,9 @@
 # setup.sh installs, licence lines. Last, the same set-up and the plain and
 # Python suites on a brand-new bookworm root (scripts/fresh_check.sh, root).
 # Installs what is missing first; each check installs its own tools. About
-# 30 minutes on 2 cores: 28 min 17 s from a clean clone (2026-12-06; the
-# static checks 29 s, the fresh-machine check 3 min 14 s).
+# 35 minutes on 2 cores: 32 min 34 s from a clean clone (2026-12-06, with
+# the glyph cache's suites, model and Pillow checks, other work running
+# beside it; the static checks 25 s, the fresh-machine check 3 min 16 s).
 # Usage: scripts/test.sh [extra bazel test flags]
 set -uo pipefail
 cd "$(dirname "$0")/.."
