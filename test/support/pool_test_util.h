@@ -15,13 +15,17 @@
 
 namespace ftpool_test {
 
-// Waits for flag, for 10 s at most, and returns it: a test whose other
-// thread never gets there fails instead of hanging.
-inline bool Await(const std::atomic<bool> &flag) {
+// Waits for done() to hold, for 10 s at most, and returns it: a test whose
+// other thread never gets there fails instead of hanging.
+template <typename Done> bool AwaitThat(Done done) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!flag && std::chrono::steady_clock::now() < deadline)
+  while (!done() && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  return flag;
+  return done();
+}
+
+inline bool Await(const std::atomic<bool> &flag) {
+  return AwaitThat([&] { return flag.load(); });
 }
 
 // The pool's statistics; a failure to get them fails the test.
