@@ -222,8 +222,7 @@ ftpool_status ftpool__glyph_miss(struct glyph_cache *cache,
                                  const struct glyph_request *req, FT_Face face,
                                  struct glyph_entry **out);
 
-/* The checks every backend makes of an acquired face, past its own: the
- * glyph index. */
+/* The glyph index's check, which a hit needs not make. */
 static inline ftpool_status
 ftpool__glyph_check_index(FT_Face face, const struct glyph_request *req) {
   /* Unsigned: FT_Long is 32 bits on Windows, where an index past INT_MAX
@@ -231,6 +230,29 @@ ftpool__glyph_check_index(FT_Face face, const struct glyph_request *req) {
   if (face->num_glyphs > 0 && req->glyph_index < (FT_ULong)face->num_glyphs)
     return FTPOOL_OK;
   return ftpool__fail(FTPOOL_ERR_GLYPH_INDEX);
+}
+
+/*
+ * A lookup on face, which the caller holds: the hit, or the checks a miss
+ * needs, then the miss. size_as_set(arg) says whether face's active size is
+ * still the font's (a user may set another on an acquired face, and a glyph
+ * rendered at it must not be cached under the font's key); asked only on a
+ * miss.
+ */
+static inline ftpool_status
+ftpool__glyph_lookup(struct glyph_cache *cache, struct glyph_reader *reader,
+                     struct glyph_counts *counts,
+                     const struct glyph_request *req, FT_Face face,
+                     bool (*size_as_set)(const void *arg), const void *arg,
+                     struct glyph_entry **out) {
+  if ((*out = ftpool__glyph_hit(cache, reader, counts, req)))
+    return FTPOOL_OK; /* an index cached is in range */
+  ftpool_status status = ftpool__glyph_check_index(face, req);
+  if (status != FTPOOL_OK)
+    return status;
+  if (!size_as_set(arg))
+    return ftpool__fail(FTPOOL_ERR_SIZE_CHANGED);
+  return ftpool__glyph_miss(cache, reader, counts, req, face, out);
 }
 
 /* Eviction and reclamation (glyph_evict.c). */

@@ -301,6 +301,10 @@ static struct instance_data *pt_font_data(ftpool_font *font, FT_Face face) {
   return c ? ftpool__instance_data(c, font, face) : NULL;
 }
 
+static bool instance_size_as_set(const void *inst) {
+  return ftpool__instance_size_as_set(inst);
+}
+
 static ftpool_status pt_font_glyph(ftpool_font *font, FT_Face face,
                                    const struct glyph_request *req,
                                    struct glyph_entry **out) {
@@ -308,16 +312,8 @@ static ftpool_status pt_font_glyph(ftpool_font *font, FT_Face face,
   struct instance *inst = c ? ftpool__instance_acquired(c, font, face) : NULL;
   if (!inst)
     return ftpool__fail(FTPOOL_ERR_NOT_ACQUIRED);
-  struct glyph_cache *cache = &font->pool->glyphs;
-  if ((*out = ftpool__glyph_hit(cache, &c->glyphs, &c->glyph_counts, req)))
-    return FTPOOL_OK; /* an index cached is in range */
-  ftpool_status status = ftpool__glyph_check_index(face, req);
-  if (status != FTPOOL_OK)
-    return status;
-  if (!ftpool__instance_size_as_set(inst))
-    return ftpool__fail(FTPOOL_ERR_SIZE_CHANGED);
-  return ftpool__glyph_miss(cache, &c->glyphs, &c->glyph_counts, req, face,
-                            out);
+  return ftpool__glyph_lookup(&font->pool->glyphs, &c->glyphs, &c->glyph_counts,
+                              req, face, instance_size_as_set, inst, out);
 }
 
 /* The glyph cache's readers are the contexts. */

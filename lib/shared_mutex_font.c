@@ -203,26 +203,23 @@ ftpool_status ftpool__sm_font_give_back(ftpool_font *font, FT_Face face) {
   return FTPOOL_OK;
 }
 
+static bool size_as_set(const void *arg) {
+  const struct sm_font *sm = arg;
+  return !ftpool__size_changed(sm->face->size, &sm->metrics);
+}
+
 ftpool_status ftpool__sm_font_glyph(ftpool_font *font, FT_Face face,
                                     const struct glyph_request *req,
                                     struct glyph_entry **out) {
   struct sm_font *sm = font->sm;
   if (!held_by_caller(sm, face))
     return ftpool__fail(FTPOOL_ERR_NOT_ACQUIRED);
-  ftpool_status status = ftpool__glyph_check_index(face, req);
-  if (status == FTPOOL_OK) {
-    struct shared_mutex_pool *pool = as_shared(font->pool);
-    struct glyph_cache *cache = &pool->base.glyphs;
-    pthread_mutex_lock(&pool->glyph_mutex);
-    if (!(*out = ftpool__glyph_hit(cache, &sm->glyphs, &pool->glyph_counts,
-                                   req))) {
-      status = ftpool__size_changed(face->size, &sm->metrics)
-                   ? ftpool__fail(FTPOOL_ERR_SIZE_CHANGED)
-                   : ftpool__glyph_miss(cache, &sm->glyphs, &pool->glyph_counts,
-                                        req, face, out);
-    }
-    pthread_mutex_unlock(&pool->glyph_mutex);
-  }
+  struct shared_mutex_pool *pool = as_shared(font->pool);
+  pthread_mutex_lock(&pool->glyph_mutex);
+  ftpool_status status =
+      ftpool__glyph_lookup(&pool->base.glyphs, &sm->glyphs, &pool->glyph_counts,
+                           req, face, size_as_set, sm, out);
+  pthread_mutex_unlock(&pool->glyph_mutex);
   pthread_mutex_unlock(&sm->lock); /* held_by_caller's */
   return status;
 }
