@@ -72,17 +72,15 @@ static ftpool_status new_font(ftpool *pool, const ftpool_font_desc *d,
              FTPOOL_OK) {
     return status;
   }
-  ftpool_font *font = ftpool__memory_alloc(pool->memory, sizeof *font);
   FT_Fixed *coords = NULL;
-  if (font && d->num_coords) {
+  ftpool_font *font = ftpool__memory_alloc(pool->memory, sizeof *font);
+  if (!font)
+    goto out_of_memory;
+  if (d->num_coords) {
     coords = ftpool__memory_alloc(pool->memory, d->num_coords * sizeof *coords);
-    if (coords)
-      memcpy(coords, d->coords, d->num_coords * sizeof *coords);
-  }
-  if (!font || (d->num_coords && !coords)) {
-    ftpool__memory_free(pool->memory, font);
-    ftpool__blob_drop(blob);
-    return ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
+    if (!coords)
+      goto out_of_memory;
+    memcpy(coords, d->coords, d->num_coords * sizeof *coords);
   }
   font->pool = pool;
   refcount_init(&font->refs);
@@ -98,15 +96,17 @@ static ftpool_status new_font(ftpool *pool, const ftpool_font_desc *d,
   font->pixel_width = d->pixel_width;
   font->pixel_height = d->pixel_height;
   font->encoding = d->encoding;
-  if (!(font->glyph_key = ftpool__glyph_key_new(font))) {
-    ftpool__memory_free(pool->memory, coords);
-    ftpool__memory_free(pool->memory, font);
-    ftpool__blob_drop(blob);
-    return ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
-  }
+  if (!(font->glyph_key = ftpool__glyph_key_new(font)))
+    goto out_of_memory;
   ftpool__chunked_init(&font->instances);
   *out = font;
   return FTPOOL_OK;
+
+out_of_memory:
+  ftpool__memory_free(pool->memory, coords);
+  ftpool__memory_free(pool->memory, font);
+  ftpool__blob_drop(blob);
+  return ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
 }
 
 void ftpool__font_free(ftpool_font *font) {
