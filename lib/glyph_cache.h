@@ -222,7 +222,7 @@ ftpool_status ftpool__glyph_miss(struct glyph_cache *cache,
                                  const struct glyph_request *req, FT_Face face,
                                  struct glyph_entry **out);
 
-/* The glyph index's check, which a hit needs not make. */
+/* The glyph index's check, which a hit need not make. */
 static inline ftpool_status
 ftpool__glyph_check_index(FT_Face face, const struct glyph_request *req) {
   /* Unsigned: FT_Long is 32 bits on Windows, where an index past INT_MAX
