@@ -103,7 +103,7 @@ static void dequeue(struct glyph_cache *cache, struct glyph_entry *e) {
  * successor was read, so a reader reaching it through the new link sees
  * what its inserter wrote. */
 static void unlink_entry(struct glyph_cache *cache, struct glyph_entry *e) {
-  atomic_ptr *bucket = &cache->buckets[(size_t)(e->hash >> 17) & cache->mask];
+  atomic_ptr *bucket = ftpool__glyph_bucket(cache, e->hash);
   void *next = ptr_load_acquire(&e->next);
   for (;;) {
     void *head = ptr_load_acquire(bucket);
@@ -112,9 +112,9 @@ static void unlink_entry(struct glyph_cache *cache, struct glyph_entry *e) {
         return;
       continue; /* an inserter pushed in front of e */
     }
-    struct glyph_entry *pred = head;
-    while (ptr_load_acquire(&pred->next) != e)
-      pred = ptr_load_acquire(&pred->next);
+    struct glyph_entry *pred = head, *after;
+    while ((after = ptr_load_acquire(&pred->next)) != e)
+      pred = after;
     ptr_store_release(&pred->next, next);
     return;
   }

@@ -115,6 +115,16 @@ static ftpool_status open_font(struct shared_mutex_pool *pool,
   return FTPOOL_OK;
 }
 
+/* Recursive: the holder takes it again for every acquire, give-back and
+ * lookup (held_by_caller). */
+static void init_lock(struct sm_font *sm) {
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&sm->lock, &attr);
+  pthread_mutexattr_destroy(&attr);
+}
+
 ftpool_status ftpool__sm_font_prepare(ftpool_font *font) {
   struct shared_mutex_pool *pool = as_shared(font->pool);
   struct sm_font *sm = ftpool__memory_alloc(pool->base.memory, sizeof *sm);
@@ -141,11 +151,7 @@ ftpool_status ftpool__sm_font_prepare(ftpool_font *font) {
     ftpool__memory_free(pool->base.memory, sm);
     return status;
   }
-  pthread_mutexattr_t attr;
-  pthread_mutexattr_init(&attr);
-  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-  pthread_mutex_init(&sm->lock, &attr);
-  pthread_mutexattr_destroy(&attr);
+  init_lock(sm);
   font->sm = sm;
   return FTPOOL_OK;
 }
@@ -238,8 +244,9 @@ uint64_t ftpool__sm_fonts_oldest_pin(void *arg) {
 }
 
 void ftpool__sm_fonts_in_child(struct shared_mutex_pool *pool) {
+  struct sm_font *held_first = pthread_getspecific(held_key);
   for (struct sm_font *sm = pool->fonts; sm; sm = sm->next) {
-    struct sm_font *held = pthread_getspecific(held_key);
+    struct sm_font *held = held_first;
     while (held && held != sm)
       held = held->held_next;
     if (!held) {
@@ -249,11 +256,7 @@ void ftpool__sm_fonts_in_child(struct shared_mutex_pool *pool) {
     /* A recursive lock records its owner's thread id, which the forking
      * thread does not keep in the child: made again, held as often, so
      * that the child can go on using and give back what it holds. */
-    pthread_mutexattr_t attr;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&sm->lock, &attr);
-    pthread_mutexattr_destroy(&attr);
+    init_lock(sm);
     for (size_t i = 0; i < sm->uses; i++)
       pthread_mutex_lock(&sm->lock);
   }
