@@ -12,7 +12,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
 #include <random>
 #include <thread>
 #include <vector>
@@ -25,6 +24,7 @@
 #include "ftpool.h"
 #include "test/support/child_process.h"
 #include "test/support/counting_memory.h"
+#include "test/support/font_slots.h"
 #include "test/support/fonts.h"
 #include "test/support/pool_test_util.h"
 
@@ -92,24 +92,9 @@ constexpr size_t kThreads = 16, kHeldAtOnce = 2;
 class PoolFonts : public Fonts {
 public:
   PoolFonts(ftpool_backend backend, const std::vector<Description> &d)
-      : descriptions_(d), slots_(2 * d.size()) {
-    ftpool_config config;
-    ftpool_config_init(&config);
-    config.backend = backend;
-    config.memory = memory_.get();
-    config.font_idle_instances = kIdle;
-    config.font_idle_bytes = kIdleBytes;
-    if (ftpool_create(&config, &pool_) != FTPOOL_OK)
-      std::abort();
-    per_thread_ = backend == FTPOOL_BACKEND_PER_THREAD;
-    for (size_t i = 0; i < slots_.size(); i++)
-      slots_[i].font = Make(DescriptionOf(i));
-  }
-  void *Take(size_t i) override {
-    std::lock_guard<std::mutex> lock(slots_[i].mutex);
-    ftpool_font_retain(slots_[i].font);
-    return slots_[i].font;
-  }
+      : pool_(MakePool(backend, memory_)), slots_(pool_, d),
+        per_thread_(backend == FTPOOL_BACKEND_PER_THREAD) {}
+  void *Take(size_t i) override { return slots_.Take(i); }
   FT_Face Acquire(void *font) override {
     FT_Face face;
     ftpool_font *f = static_cast<ftpool_font *>(font);
@@ -132,18 +117,10 @@ public:
   void Release(void *font) override {
     ftpool_font_release(static_cast<ftpool_font *>(font));
   }
-  void Replace(size_t i) override {
-    ftpool_font *fresh = Make(DescriptionOf(i)), *old;
-    {
-      std::lock_guard<std::mutex> lock(slots_[i].mutex);
-      old = slots_[i].font;
-      slots_[i].font = fresh;
-    }
-    ftpool_font_release(old); // maybe the last reference, maybe not
-  }
-  size_t Slots() const override { return slots_.size(); }
+  void Replace(size_t i) override { slots_.Replace(i); }
+  size_t Slots() const override { return slots_.Slots(); }
   size_t DescriptionOf(size_t slot) const override {
-    return slot % descriptions_.size();
+    return slots_.DescriptionOf(slot);
   }
   bool Ordered() const override { return !per_thread_; }
   bool Sample() override {
@@ -157,8 +134,7 @@ public:
                : true;
   }
   bool Finish() override {
-    for (Slot &slot : slots_)
-      ftpool_font_release(slot.font);
+    slots_.ReleaseAll();
     ftpool_stats s;
     ftpool_get_stats(pool_, &s);
     ftpool_destroy(pool_);
@@ -176,28 +152,21 @@ public:
   }
 
 private:
-  ftpool_font *Make(size_t d) {
-    const Description &x = descriptions_[d];
-    ftpool_font_desc desc;
-    ftpool_font_desc_init(&desc);
-    desc.path = x.path;
-    desc.face_index = x.face_index;
-    desc.pixel_height = x.pixels;
-    desc.coords = x.coords.empty() ? nullptr : x.coords.data();
-    desc.num_coords = static_cast<FT_UInt>(x.coords.size());
-    ftpool_font *font;
-    if (ftpool_font_create(pool_, &desc, &font) != FTPOOL_OK)
+  static ftpool *MakePool(ftpool_backend backend, CountingMemory &memory) {
+    ftpool_config config;
+    ftpool_config_init(&config);
+    config.backend = backend;
+    config.memory = memory.get();
+    config.font_idle_instances = kIdle;
+    config.font_idle_bytes = kIdleBytes;
+    ftpool *pool;
+    if (ftpool_create(&config, &pool) != FTPOOL_OK)
       std::abort();
-    return font;
+    return pool;
   }
-  struct Slot {
-    std::mutex mutex; // the test's, guarding which font the slot holds
-    ftpool_font *font;
-  };
-  const std::vector<Description> &descriptions_;
   CountingMemory memory_;
-  ftpool *pool_ = nullptr;
-  std::vector<Slot> slots_;
+  ftpool *pool_;
+  FontSlots<Description> slots_;
   bool per_thread_;
   size_t max_instances_ = 0;
 };

@@ -23,7 +23,6 @@
 #include <cstdio>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -34,6 +33,7 @@
 #include "ftpool.h"
 #include "test/support/child_process.h"
 #include "test/support/counting_memory.h"
+#include "test/support/font_slots.h"
 #include "test/support/fonts.h"
 #include "test/support/glyph_reference.h"
 #include "test/support/pool_test_util.h"
@@ -95,69 +95,38 @@ constexpr int kCycles = 100;
 constexpr size_t kMinLookups = 50000;
 #endif
 
-// Two fonts of each description, shared by the workers.
+// A pool whose glyph cache keeps evicting, and two fonts of each
+// description on it, shared by the workers.
 class Fonts {
 public:
   Fonts(ftpool_backend backend, const std::vector<Description> &d)
-      : descriptions_(d), slots_(2 * d.size()) {
-    ftpool_config config;
-    ftpool_config_init(&config);
-    config.backend = backend;
-    config.memory = memory_.get();
-    config.glyph_cache_bytes = kBudget;
-    if (ftpool_create(&config, &pool_) != FTPOOL_OK)
-      std::abort();
-    ordered_ = backend == FTPOOL_BACKEND_SHARED_MUTEX; // fonts are locks
-    for (size_t i = 0; i < slots_.size(); i++)
-      slots_[i].font = Make(DescriptionOf(i));
+      : pool_(MakePool(backend, memory_)), slots_(pool_, d),
+        ordered_(backend == FTPOOL_BACKEND_SHARED_MUTEX) /* fonts are locks */ {
   }
   ftpool *pool() { return pool_; }
   const CountingMemory &memory() const { return memory_; }
-  size_t Slots() const { return slots_.size(); }
-  size_t DescriptionOf(size_t slot) const {
-    return slot % descriptions_.size();
-  }
+  size_t Slots() const { return slots_.Slots(); }
+  size_t DescriptionOf(size_t slot) const { return slots_.DescriptionOf(slot); }
   bool Ordered() const { return ordered_; }
-  // A reference to slot i's current font.
-  ftpool_font *Take(size_t i) {
-    std::lock_guard<std::mutex> lock(slots_[i].mutex);
-    ftpool_font_retain(slots_[i].font);
-    return slots_[i].font;
-  }
-  // A new font of the same description in slot i; the old one's reference
-  // goes, maybe its last.
-  void Replace(size_t i) {
-    ftpool_font *fresh = Make(DescriptionOf(i)), *old;
-    {
-      std::lock_guard<std::mutex> lock(slots_[i].mutex);
-      old = slots_[i].font;
-      slots_[i].font = fresh;
-    }
-    ftpool_font_release(old);
-  }
-  void ReleaseAll() {
-    for (Slot &slot : slots_)
-      ftpool_font_release(slot.font);
-  }
+  ftpool_font *Take(size_t i) { return slots_.Take(i); }
+  void Replace(size_t i) { slots_.Replace(i); }
+  void ReleaseAll() { slots_.ReleaseAll(); }
 
 private:
-  ftpool_font *Make(size_t d) {
-    const Description &x = descriptions_[d];
-    ftpool_font_desc desc = Desc(x.path, x.pixels, x.coords);
-    desc.face_index = x.face_index;
-    ftpool_font *font;
-    if (ftpool_font_create(pool_, &desc, &font) != FTPOOL_OK)
+  static ftpool *MakePool(ftpool_backend backend, CountingMemory &memory) {
+    ftpool_config config;
+    ftpool_config_init(&config);
+    config.backend = backend;
+    config.memory = memory.get();
+    config.glyph_cache_bytes = kBudget;
+    ftpool *pool;
+    if (ftpool_create(&config, &pool) != FTPOOL_OK)
       std::abort();
-    return font;
+    return pool;
   }
-  struct Slot {
-    std::mutex mutex; // the test's, guarding which font the slot holds
-    ftpool_font *font;
-  };
-  const std::vector<Description> &descriptions_;
   CountingMemory memory_;
-  ftpool *pool_ = nullptr;
-  std::vector<Slot> slots_;
+  ftpool *pool_;
+  FontSlots<Description> slots_;
   bool ordered_;
 };
 
