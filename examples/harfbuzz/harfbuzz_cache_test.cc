@@ -7,11 +7,8 @@
 // extents come from the cache.
 #include <atomic>
 #include <cstddef>
-#include <memory>
-#include <ostream>
 #include <string>
 #include <thread>
-#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -19,59 +16,20 @@
 #include <hb.h>
 
 #include "examples/harfbuzz/hb_glyph_cache.h"
+#include "examples/harfbuzz/shaped_run.h"
 #include "ftpool.hpp"
 #include "test/support/fonts.h"
 
 namespace {
 
+using ftpool_test::ShapedGlyph;
+using ftpool_test::ShapedRun;
+using ftpool_test::ShapeText;
+
 constexpr int kThreads = 8;
 constexpr int kRounds = 3;
 // A budget the texts overflow: CJK glyphs and Latin ones evict each other.
 constexpr std::size_t kSmallCache = 16 << 10;
-
-struct Glyph {
-  unsigned id, cluster;
-  int x_advance, y_advance, x_offset, y_offset;
-  int x_bearing, y_bearing, width, height;
-
-  bool operator==(const Glyph &o) const {
-    return std::tie(id, cluster, x_advance, y_advance, x_offset, y_offset,
-                    x_bearing, y_bearing, width, height) ==
-           std::tie(o.id, o.cluster, o.x_advance, o.y_advance, o.x_offset,
-                    o.y_offset, o.x_bearing, o.y_bearing, o.width, o.height);
-  }
-};
-
-std::ostream &operator<<(std::ostream &out, const Glyph &g) {
-  return out << "gid" << g.id << "=" << g.cluster << "+" << g.x_advance << ","
-             << g.y_advance << "@" << g.x_offset << "," << g.y_offset << "["
-             << g.x_bearing << "," << g.y_bearing << " " << g.width << "x"
-             << g.height << "]";
-}
-
-using GlyphRun = std::vector<Glyph>;
-
-// Shapes text and measures each glyph.
-GlyphRun Shape(hb_font_t *font, const char *text) {
-  hb_buffer_t *buffer = hb_buffer_create();
-  hb_buffer_add_utf8(buffer, text, -1, 0, -1);
-  hb_buffer_guess_segment_properties(buffer);
-  hb_shape(font, buffer, nullptr, 0);
-  unsigned count;
-  const hb_glyph_info_t *info = hb_buffer_get_glyph_infos(buffer, &count);
-  const hb_glyph_position_t *pos =
-      hb_buffer_get_glyph_positions(buffer, nullptr);
-  GlyphRun run;
-  for (unsigned i = 0; i < count; i++) {
-    hb_glyph_extents_t e{};
-    hb_font_get_glyph_extents(font, info[i].codepoint, &e);
-    run.push_back({info[i].codepoint, info[i].cluster, pos[i].x_advance,
-                   pos[i].y_advance, pos[i].x_offset, pos[i].y_offset,
-                   e.x_bearing, e.y_bearing, e.width, e.height});
-  }
-  hb_buffer_destroy(buffer);
-  return run;
-}
 
 // hb-ft's font on face, with the given load flags: the reference.
 hb_font_t *HbFtFont(FT_Face face, FT_Int32 load_flags) {
@@ -105,7 +63,7 @@ const FT_Int32 kFlags[] = {FTPOOL_HB_LOAD_FLAGS, FT_LOAD_DEFAULT};
 constexpr int kFlagCount = 2;
 
 // Per font case and flags, each text's run: [flags][text].
-using Runs = std::vector<std::vector<GlyphRun>>;
+using Runs = std::vector<std::vector<ShapedRun>>;
 
 // Single-threaded hb-ft on a plain FreeType face: what every thread must get.
 Runs ReferenceRuns(const FontCase &c) {
@@ -118,7 +76,7 @@ Runs ReferenceRuns(const FontCase &c) {
   for (int f = 0; f < kFlagCount; f++) {
     hb_font_t *font = HbFtFont(face, kFlags[f]);
     for (const char *text : c.texts)
-      runs[f].push_back(Shape(font, text));
+      runs[f].push_back(ShapeText(font, text));
     hb_font_destroy(font);
   }
   FT_Done_FreeType(library);
@@ -205,8 +163,8 @@ int WrongRuns(const ftpool_cpp::Font &font, const FontCase &c,
   int wrong = 0;
   for (int f = 0; f < kFlagCount; f++)
     for (std::size_t t = 0; t < c.texts.size(); t++) {
-      const GlyphRun cached = Shape(fonts.cached[f], c.texts[t]);
-      const GlyphRun hb_ft = Shape(fonts.hb_ft[f], c.texts[t]);
+      const ShapedRun cached = ShapeText(fonts.cached[f], c.texts[t]);
+      const ShapedRun hb_ft = ShapeText(fonts.hb_ft[f], c.texts[t]);
       if (cached != hb_ft || cached != reference[f][t]) {
         ADD_FAILURE() << "flags " << kFlags[f] << ", text " << t << ": "
                       << ::testing::PrintToString(cached) << " vs hb-ft "
@@ -222,12 +180,12 @@ TEST_P(HbCacheTest, ThreadsShapeAsHbFtOnTheSameFace) {
   const Runs sans_reference = ReferenceRuns(kSansCase);
   const Runs cjk_reference = ReferenceRuns(kCjkCase);
   for (const Runs *runs : {&sans_reference, &cjk_reference})
-    for (const std::vector<GlyphRun> &flag_runs : *runs)
-      for (const GlyphRun &run : flag_runs)
-        for (const Glyph &glyph : run)
+    for (const std::vector<ShapedRun> &flag_runs : *runs)
+      for (const ShapedRun &run : flag_runs)
+        for (const ShapedGlyph &glyph : run)
           ASSERT_NE(glyph.id, 0u) << "a character the font lacks";
   int marks_moved = 0; // offsets that are not all zero
-  for (const Glyph &glyph : sans_reference[0][2])
+  for (const ShapedGlyph &glyph : sans_reference[0][2])
     marks_moved += glyph.x_offset != 0 || glyph.y_offset != 0;
   ASSERT_GT(marks_moved, 0) << "no Arabic mark positioned";
   ftpool_cpp::Font sans = FontOf(kSansCase), cjk = FontOf(kCjkCase);
@@ -299,7 +257,7 @@ TEST_P(HbCacheCountTest, AdvancesAndExtentsComeFromTheCache) {
     EXPECT_EQ(extents.x_bearing, g.metrics.horiBearingX);
     EXPECT_EQ(extents.height, -g.metrics.height);
     // Kerning (GPOS, through these advances) moves 'A' closer to 'V'.
-    const GlyphRun kerned = Shape(hb, kKerning);
+    const ShapedRun kerned = ShapeText(hb, kKerning);
     EXPECT_LT(kerned[0].x_advance,
               hb_font_get_glyph_h_advance(hb, kerned[0].id));
     ftpool_hb_font_destroy(hb); // before the give-back: it is the face's
@@ -328,7 +286,7 @@ TEST_P(HbCacheTest, UnscaledFlagsFallBackToHbFtForExtents) {
   hb_font_t *cached = ftpool_hb_font_create(font.get(), face.get(), flags);
   hb_font_t *hb_ft = HbFtFont(face.get(), flags);
   for (const char *text : {kKerning, kLatin})
-    EXPECT_EQ(Shape(cached, text), Shape(hb_ft, text));
+    EXPECT_EQ(ShapeText(cached, text), ShapeText(hb_ft, text));
   EXPECT_EQ(pool_.stats().glyph_entries,
             GetParam().glyph_cache_bytes ? pool_.stats().glyph_misses : 0u);
   hb_font_destroy(hb_ft);

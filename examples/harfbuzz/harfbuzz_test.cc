@@ -11,20 +11,23 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
-#include <ostream>
 #include <string>
 #include <thread>
-#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <hb-ft.h>
 #include <hb.h>
 
+#include "examples/harfbuzz/shaped_run.h"
 #include "ftpool.hpp"
 #include "test/support/child_process.h"
 
 namespace {
+
+using ftpool_test::ShapedGlyph;
+using ftpool_test::ShapedRun;
+using ftpool_test::ShapeText;
 
 const char kSans[] = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 constexpr int kThreads = 8;
@@ -46,62 +49,13 @@ const char kArabic[] =
 const char *const kTexts[] = {kParagraph, kArabic};
 constexpr int kTextCount = 2;
 
-struct Glyph {
-  unsigned id, cluster;
-  int x_advance, y_advance, x_offset, y_offset;
-  // hb-ft takes extents from FT_Load_Glyph, so they make FreeType work on
-  // the face's glyph slot, which shaping alone barely touches.
-  int x_bearing, y_bearing, width, height;
-
-  bool operator==(const Glyph &other) const {
-    return std::tie(id, cluster, x_advance, y_advance, x_offset, y_offset,
-                    x_bearing, y_bearing, width, height) ==
-           std::tie(other.id, other.cluster, other.x_advance, other.y_advance,
-                    other.x_offset, other.y_offset, other.x_bearing,
-                    other.y_bearing, other.width, other.height);
-  }
-};
-
-std::ostream &operator<<(std::ostream &out, const Glyph &g) {
-  return out << "gid" << g.id << "=" << g.cluster << "+" << g.x_advance << ","
-             << g.y_advance << "@" << g.x_offset << "," << g.y_offset << "["
-             << g.x_bearing << "," << g.y_bearing << " " << g.width << "x"
-             << g.height << "]";
-}
-
 struct FontDeleter {
   void operator()(hb_font_t *font) const { hb_font_destroy(font); }
 };
-struct BufferDeleter {
-  void operator()(hb_buffer_t *buffer) const { hb_buffer_destroy(buffer); }
-};
-
-// Shapes text with font and measures each glyph.
-std::vector<Glyph> ShapeText(hb_font_t *font, const char *text) {
-  std::unique_ptr<hb_buffer_t, BufferDeleter> buffer(hb_buffer_create());
-  hb_buffer_add_utf8(buffer.get(), text, -1, 0, -1);
-  hb_buffer_guess_segment_properties(buffer.get());
-  hb_shape(font, buffer.get(), nullptr, 0);
-
-  unsigned count;
-  const hb_glyph_info_t *info = hb_buffer_get_glyph_infos(buffer.get(), &count);
-  const hb_glyph_position_t *pos =
-      hb_buffer_get_glyph_positions(buffer.get(), nullptr);
-  std::vector<Glyph> glyphs;
-  for (unsigned i = 0; i < count; i++) {
-    hb_glyph_extents_t extents{};
-    hb_font_get_glyph_extents(font, info[i].codepoint, &extents);
-    glyphs.push_back({info[i].codepoint, info[i].cluster, pos[i].x_advance,
-                      pos[i].y_advance, pos[i].x_offset, pos[i].y_offset,
-                      extents.x_bearing, extents.y_bearing, extents.width,
-                      extents.height});
-  }
-  return glyphs;
-}
 
 // Shapes kParagraph at 16 px. The font is destroyed before this returns, so
 // HarfBuzz's reference to the face is dropped on the face's thread.
-std::vector<Glyph> Shape(FT_Face face) {
+ShapedRun Shape(FT_Face face) {
   EXPECT_EQ(FT_Set_Pixel_Sizes(face, 0, 16), 0);
   std::unique_ptr<hb_font_t, FontDeleter> font(
       hb_ft_font_create_referenced(face));
@@ -109,12 +63,12 @@ std::vector<Glyph> Shape(FT_Face face) {
 }
 
 // Shaped on a face of a plain FT_Library, outside any pool.
-std::vector<Glyph> ReferenceRun() {
+ShapedRun ReferenceRun() {
   FT_Library library;
   FT_Face face;
   EXPECT_EQ(FT_Init_FreeType(&library), 0);
   EXPECT_EQ(FT_New_Face(library, kSans, 0, &face), 0);
-  std::vector<Glyph> glyphs = Shape(face);
+  ShapedRun glyphs = Shape(face);
   FT_Done_FreeType(library);
   return glyphs;
 }
@@ -139,9 +93,9 @@ private:
 class HarfBuzzTest : public ::testing::TestWithParam<ftpool_backend> {};
 
 TEST_P(HarfBuzzTest, ThreadsShapeLikeOneThread) {
-  const std::vector<Glyph> reference = ReferenceRun();
+  const ShapedRun reference = ReferenceRun();
   ASSERT_FALSE(reference.empty());
-  for (const Glyph &glyph : reference)
+  for (const ShapedGlyph &glyph : reference)
     ASSERT_NE(glyph.id, 0u) << "a character DejaVu Sans lacks";
 
   ftpool_config config;
@@ -151,7 +105,7 @@ TEST_P(HarfBuzzTest, ThreadsShapeLikeOneThread) {
   ftpool_cpp::Blob blob = pool.blob_from_file(kSans);
 
   for (int round = 0; round < kRounds; round++) {
-    std::vector<Glyph> runs[kThreads];
+    ShapedRun runs[kThreads];
     ftpool_cpp::Face to_neighbour[kThreads];
     std::vector<ftpool_cpp::Face> to_main(kThreads);
     Latch handed(kThreads), closed(kThreads);
@@ -197,7 +151,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 // --- one shared font --------------------------------------------------------
 
-using Runs = std::vector<std::vector<Glyph>>; // one per kTexts
+using Runs = std::vector<ShapedRun>; // one per kTexts
 
 // Each of kTexts shaped at `pixels` on a face of a plain FT_Library.
 Runs ReferenceRuns(FT_UInt pixels) {
@@ -263,12 +217,12 @@ std::size_t CodePoints(const char *text) {
 
 void CheckReference(const Runs &runs) {
   ASSERT_EQ(runs.size(), std::size_t{kTextCount});
-  for (const std::vector<Glyph> &run : runs)
-    for (const Glyph &glyph : run)
+  for (const ShapedRun &run : runs)
+    for (const ShapedGlyph &glyph : run)
       ASSERT_NE(glyph.id, 0u) << "a character DejaVu Sans lacks";
   EXPECT_LT(runs[0].size(), CodePoints(kTexts[0])) << "no ligature";
   int marks_moved = 0;
-  for (const Glyph &glyph : runs[1])
+  for (const ShapedGlyph &glyph : runs[1])
     marks_moved += glyph.x_offset != 0 || glyph.y_offset != 0;
   EXPECT_GT(marks_moved, 0) << "no Arabic mark positioned";
 }
