@@ -31,14 +31,13 @@
 // manager). Every thread draws the text once before timing (warm caches).
 #include "bench/cache_workloads.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "bench/cache_texts.h"
+#include "bench/setup_check.h"
 #include "bench/timed.h"
 #include "ftpool.h"
 #include <benchmark/benchmark.h>
@@ -84,13 +83,6 @@ const char *Name(CacheVariant v) {
   return "?";
 }
 
-void Check(bool ok, const char *what) {
-  if (!ok) {
-    std::fprintf(stderr, "cached_text setup failed: %s\n", what);
-    std::abort();
-  }
-}
-
 // A FreeType cache of the text's font: a library, a manager of max_bytes
 // = the text's budget, and an sbit cache (see NewFtc for FreeType 2.12's
 // uninitialised manager).
@@ -101,9 +93,9 @@ struct Ftc {
   FTC_ImageTypeRec type{};
 
   explicit Ftc(const CacheText &t) {
-    Check(NewFtcLibrary(&library) == 0 &&
-              NewFtc(library, t.budget, &manager, &sbits) == 0,
-          "an FTC_Manager");
+    CheckSetup(NewFtcLibrary(&library) == 0 &&
+                   NewFtc(library, t.budget, &manager, &sbits) == 0,
+               "an FTC_Manager");
     type.face_id = const_cast<CacheText *>(&t);
     type.width = 0; // as FT_Set_Pixel_Sizes(face, 0, 24)
     type.height = kCachePixels;
@@ -135,13 +127,13 @@ ftpool_font *MakeFont(const CacheText &t, ftpool_backend backend, size_t budget,
   config.backend = backend;
   config.glyph_cache_bytes = budget;
   ftpool *&pool = *made;
-  Check(ftpool_create(&config, &pool) == FTPOOL_OK, "ftpool_create");
+  CheckSetup(ftpool_create(&config, &pool) == FTPOOL_OK, "ftpool_create");
   ftpool_font_desc desc;
   ftpool_font_desc_init(&desc);
   desc.path = t.path;
   desc.pixel_height = kCachePixels;
   ftpool_font *font = nullptr;
-  Check(ftpool_font_create(pool, &desc, &font) == FTPOOL_OK, "a font");
+  CheckSetup(ftpool_font_create(pool, &desc, &font) == FTPOOL_OK, "a font");
   return font; // the pool lives on with it
 }
 
@@ -150,12 +142,13 @@ class Reader {
 public:
   Reader(CacheVariant v, Shared &s) : v_(v), s_(s), text_(*s.text) {
     if (v_ == CacheVariant::kRaw)
-      Check(FT_Init_FreeType(&library_) == 0 &&
-                FT_New_Memory_Face(library_, text_.bytes.data(),
-                                   static_cast<FT_Long>(text_.bytes.size()), 0,
-                                   &face_) == 0 &&
-                FT_Set_Pixel_Sizes(face_, 0, kCachePixels) == 0,
-            "a private face");
+      CheckSetup(
+          FT_Init_FreeType(&library_) == 0 &&
+              FT_New_Memory_Face(library_, text_.bytes.data(),
+                                 static_cast<FT_Long>(text_.bytes.size()), 0,
+                                 &face_) == 0 &&
+              FT_Set_Pixel_Sizes(face_, 0, kCachePixels) == 0,
+          "a private face");
     if (v_ == CacheVariant::kFtcPerThread ||
         v_ == CacheVariant::kFtcPerThreadLookup)
       ftc_ = std::make_unique<Ftc>(text_);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "bench/clients.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <iterator>
+
+#include "bench/setup_check.h"
 
 namespace ftpool_bench {
 namespace {
@@ -19,18 +19,11 @@ ftpool *PoolOf(Variant v) { return pools[static_cast<int>(v)]; }
 
 namespace {
 
-void Check(bool ok, const char *what) {
-  if (!ok) {
-    std::fprintf(stderr, "benchmark setup failed: %s\n", what);
-    std::abort();
-  }
-}
-
 class PoolClient : public Client {
 public:
   explicit PoolClient(ftpool *pool) : pool_(pool) {
     FT_Library library; // the thread's first call, outside the timing
-    Check(ftpool_library(pool_, &library) == FTPOOL_OK, "ftpool_library");
+    CheckSetup(ftpool_library(pool_, &library) == FTPOOL_OK, "ftpool_library");
   }
   FT_Face OpenMemory(const Font &f) override {
     FT_Face face = nullptr;
@@ -57,7 +50,7 @@ thread_local FT_Library raw_library;
 
 class RawClient : public Client {
 public:
-  RawClient() { Check(FT_Init_FreeType(&raw_library) == 0, "FT_Init"); }
+  RawClient() { CheckSetup(FT_Init_FreeType(&raw_library) == 0, "FT_Init"); }
   ~RawClient() override { FT_Done_FreeType(raw_library); }
   FT_Face OpenMemory(const Font &f) override {
     FT_Face face = nullptr;
@@ -161,11 +154,13 @@ void CreatePools() {
   ftpool_config config;
   ftpool_config_init(&config);
   config.backend = FTPOOL_BACKEND_PER_THREAD;
-  Check(ftpool_create(&config, &pools[0]) == FTPOOL_OK, "per-thread pool");
+  CheckSetup(ftpool_create(&config, &pools[0]) == FTPOOL_OK, "per-thread pool");
   config.backend = FTPOOL_BACKEND_SHARED_MUTEX;
-  Check(ftpool_create(&config, &pools[1]) == FTPOOL_OK, "shared-mutex pool");
+  CheckSetup(ftpool_create(&config, &pools[1]) == FTPOOL_OK,
+             "shared-mutex pool");
   config.file_cache_bytes = 0;
-  Check(ftpool_create(&config, &pools[2]) == FTPOOL_OK, "pool without blobs");
+  CheckSetup(ftpool_create(&config, &pools[2]) == FTPOOL_OK,
+             "pool without blobs");
 }
 
 std::unique_ptr<Client> MakeClient(Variant v) {

@@ -19,13 +19,12 @@
 //                       Python ImageFont.truetype() + draw + del
 #include "bench/font_workloads.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "bench/clients.h"
+#include "bench/setup_check.h"
 #include "bench/timed.h"
 #include "ftpool.h"
 
@@ -52,13 +51,6 @@ const char *Name(FontVariant v) {
 }
 
 constexpr FT_UInt kPixels = 24;
-
-void Check(bool ok, const char *what) {
-  if (!ok) {
-    std::fprintf(stderr, "benchmark setup failed: %s\n", what);
-    std::abort();
-  }
-}
 
 ftpool *PoolOf(FontVariant v) {
   return PoolOf(v == FontVariant::kPerThread ? Variant::kPerThread
@@ -89,10 +81,10 @@ FT_Face GlobalFace() {
   static FT_Face face = [] {
     FT_Library library;
     FT_Face f = nullptr;
-    Check(FT_Init_FreeType(&library) == 0 &&
-              FT_New_Face(library, Fonts().front().path, 0, &f) == 0 &&
-              FT_Set_Pixel_Sizes(f, 0, kPixels) == 0,
-          "the global-mutex face");
+    CheckSetup(FT_Init_FreeType(&library) == 0 &&
+                   FT_New_Face(library, Fonts().front().path, 0, &f) == 0 &&
+                   FT_Set_Pixel_Sizes(f, 0, kPixels) == 0,
+               "the global-mutex face");
     return f;
   }();
   return face;
@@ -103,15 +95,15 @@ class Sharer {
 public:
   Sharer(FontVariant v, const Font &font) : v_(v) {
     if (v_ == FontVariant::kRaw) {
-      Check(FT_Init_FreeType(&library_) == 0 &&
-                FT_New_Memory_Face(library_, font.bytes.data(),
-                                   static_cast<FT_Long>(font.bytes.size()), 0,
-                                   &own_) == 0 &&
-                FT_Set_Pixel_Sizes(own_, 0, kPixels) == 0,
-            "a private face");
+      CheckSetup(FT_Init_FreeType(&library_) == 0 &&
+                     FT_New_Memory_Face(library_, font.bytes.data(),
+                                        static_cast<FT_Long>(font.bytes.size()),
+                                        0, &own_) == 0 &&
+                     FT_Set_Pixel_Sizes(own_, 0, kPixels) == 0,
+                 "a private face");
     } else if (v_ != FontVariant::kGlobalMutex) {
       FT_Face face = Acquire(); // the thread's instance, before timing
-      Check(face != nullptr, "the first acquire");
+      CheckSetup(face != nullptr, "the first acquire");
       GiveBack(face);
     }
   }
@@ -210,9 +202,9 @@ void FontChurn(benchmark::State &state, FontVariant v, const Font *font) {
       [&](int) {
         auto c = std::unique_ptr<Churner>(new Churner{v, *font});
         if (v == FontVariant::kRaw)
-          Check(FT_Init_FreeType(&c->library) == 0, "FT_Init_FreeType");
+          CheckSetup(FT_Init_FreeType(&c->library) == 0, "FT_Init_FreeType");
         else
-          Check(ChurnOnce(*c), "a first font"); // the thread's context
+          CheckSetup(ChurnOnce(*c), "a first font"); // the thread's context
         return c;
       },
       [](Churner &c, int64_t) { return ChurnOnce(c); });
