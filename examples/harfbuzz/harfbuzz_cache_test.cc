@@ -293,6 +293,26 @@ TEST_P(HbCacheTest, UnscaledFlagsFallBackToHbFtForExtents) {
   ftpool_hb_font_destroy(cached);
 }
 
+// A negative scale mirrors the font: advances and extents change sign as
+// hb-ft's do.
+TEST_P(HbCacheTest, MirroredScaleEqualsHbFt) {
+  ftpool_cpp::Font font = FontOf(kSansCase);
+  ftpool_cpp::FontFace face = font.acquire();
+  hb_font_t *cached =
+      ftpool_hb_font_create(font.get(), face.get(), FTPOOL_HB_LOAD_FLAGS);
+  hb_font_t *hb_ft = HbFtFont(face.get(), FTPOOL_HB_LOAD_FLAGS);
+  int x_scale, y_scale;
+  hb_font_get_scale(hb_ft, &x_scale, &y_scale);
+  for (hb_font_t *f : {cached, hb_ft})
+    hb_font_set_scale(f, -x_scale, -y_scale);
+  const ShapedRun mirrored = ShapeText(cached, kLatin);
+  EXPECT_EQ(mirrored, ShapeText(hb_ft, kLatin));
+  ASSERT_FALSE(mirrored.empty());
+  EXPECT_LT(mirrored[0].x_advance, 0); // mirrored indeed
+  hb_font_destroy(hb_ft);
+  ftpool_hb_font_destroy(cached);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     BackendsAndBudgets, HbCacheTest,
     ::testing::Values(

@@ -43,17 +43,13 @@ static hb_bool_t variation_glyph(hb_font_t *font, void *data,
   return 1;
 }
 
-/* -1 for a negative scale (a mirrored font), else 1, as hb-ft's mult. */
-static float x_mult(hb_font_t *font) {
+/* Per axis, -1 for a negative scale (a mirrored font), else 1, as hb-ft's
+ * mult. */
+static void mults(hb_font_t *font, float *x, float *y) {
   int x_scale, y_scale;
   hb_font_get_scale(font, &x_scale, &y_scale);
-  return x_scale < 0 ? -1.f : 1.f;
-}
-
-static float y_mult(hb_font_t *font) {
-  int x_scale, y_scale;
-  hb_font_get_scale(font, &x_scale, &y_scale);
-  return y_scale < 0 ? -1.f : 1.f;
+  *x = x_scale < 0 ? -1.f : 1.f;
+  *y = y_scale < 0 ? -1.f : 1.f;
 }
 
 static void h_advances(hb_font_t *font, void *data, unsigned count,
@@ -62,7 +58,8 @@ static void h_advances(hb_font_t *font, void *data, unsigned count,
                        void *user_data) {
   (void)user_data;
   const struct cached_font *f = data;
-  const float mult = x_mult(font);
+  float mult, y_mult;
+  mults(font, &mult, &y_mult);
   const char *glyph = (const char *)first_glyph;
   char *advance = (char *)first_advance;
   for (unsigned i = 0; i < count; i++) {
@@ -90,7 +87,8 @@ static hb_bool_t glyph_extents(hb_font_t *font, void *data,
     return hb_font_get_glyph_extents(hb_font_get_parent(font), glyph, extents);
   if (status != FTPOOL_OK)
     return 0;
-  const float xm = x_mult(font), ym = y_mult(font);
+  float xm, ym;
+  mults(font, &xm, &ym);
   extents->x_bearing = (hb_position_t)(xm * g->metrics.horiBearingX);
   extents->y_bearing = (hb_position_t)(ym * g->metrics.horiBearingY);
   extents->width = (hb_position_t)(xm * g->metrics.width);
