@@ -15,6 +15,7 @@
 #include "ftpool.hpp"
 #include "test/support/counting_memory.h"
 #include "test/support/fonts.h"
+#include "test/support/glyph_reference.h"
 
 #include FT_ADVANCES_H
 
@@ -22,45 +23,15 @@ namespace {
 
 using ftpool_test::kSans;
 
-// A face of a library of its own, outside any pool: what FreeType renders.
-class PlainFace {
-public:
-  explicit PlainFace(FT_UInt pixels) {
-    EXPECT_EQ(FT_Init_FreeType(&library_), 0);
-    EXPECT_EQ(FT_New_Face(library_, kSans, 0, &face_), 0);
-    EXPECT_EQ(FT_Set_Pixel_Sizes(face_, 0, pixels), 0);
-  }
-  PlainFace(const PlainFace &) = delete;
-  PlainFace &operator=(const PlainFace &) = delete;
-  ~PlainFace() { FT_Done_FreeType(library_); }
-  FT_Face get() const { return face_; }
-
-private:
-  FT_Library library_ = nullptr;
-  FT_Face face_ = nullptr;
-};
-
-// Whether the cached glyph is what FT_Load_Glyph(flags | FT_LOAD_RENDER)
-// leaves in a plain face's slot, bitmap bytes included.
-::testing::AssertionResult SameAsFreeType(const ftpool_glyph &glyph,
-                                          FT_Face plain, FT_UInt index,
-                                          FT_Int32 flags) {
-  if (FT_Error error = FT_Load_Glyph(plain, index, flags | FT_LOAD_RENDER))
-    return ::testing::AssertionFailure() << "FreeType error " << error;
-  const FT_GlyphSlot slot = plain->glyph;
-  const FT_Bitmap &a = glyph.bitmap, &b = slot->bitmap;
-  if (a.rows != b.rows || a.width != b.width || a.pitch != b.pitch ||
-      a.pixel_mode != b.pixel_mode || glyph.left != slot->bitmap_left ||
-      glyph.top != slot->bitmap_top || glyph.advance.x != slot->advance.x ||
-      glyph.advance.y != slot->advance.y ||
-      glyph.lsb_delta != slot->lsb_delta ||
-      glyph.rsb_delta != slot->rsb_delta ||
-      std::memcmp(&glyph.metrics, &slot->metrics, sizeof glyph.metrics) != 0)
-    return ::testing::AssertionFailure() << "glyph " << index << " differs";
-  const std::size_t bytes = std::size_t(b.rows) * std::size_t(b.pitch);
-  if (bytes && std::memcmp(a.buffer, b.buffer, bytes) != 0)
-    return ::testing::AssertionFailure() << "glyph " << index << "'s bitmap";
-  return ::testing::AssertionSuccess();
+// Empty if the cached glyph is what FT_Load_Glyph(flags | FT_LOAD_RENDER)
+// leaves in a plain face's slot, bitmap bytes included; else what differs.
+std::string FreeTypesDifference(const ftpool_glyph &glyph,
+                                const ftpool_test::ReferenceFace &plain,
+                                FT_UInt index, FT_Int32 flags) {
+  ftpool_test::ReferenceGlyph want;
+  if (!plain.Render(index, flags, &want))
+    return "FreeType failed to render glyph " + std::to_string(index);
+  return ftpool_test::GlyphDifference(&glyph, want);
 }
 
 class GlyphTest : public ::testing::TestWithParam<ftpool_backend> {
@@ -94,24 +65,24 @@ protected:
 };
 
 TEST_P(GlyphTest, AHitIsTheGlyphFreeTypeRendersSharedByThreads) {
-  PlainFace plain(24);
+  ftpool_test::ReferenceFace plain(kSans, 0, 24);
   const ftpool_glyph *first = nullptr;
   FT_UInt index;
   {
     ftpool_cpp::FontFace face = font_.acquire();
     index = Index(face.get(), 'g');
     first = &face.glyph(index);
-    EXPECT_TRUE(SameAsFreeType(*first, plain.get(), index, FT_LOAD_DEFAULT));
+    EXPECT_EQ(FreeTypesDifference(*first, plain, index, FT_LOAD_DEFAULT), "");
     EXPECT_EQ(&face.glyph(index), first); // a hit: the cached glyph itself
     EXPECT_EQ(&face.glyph(index, FT_LOAD_DEFAULT), first);
     // Other load flags are another entry, rendered as FreeType does.
     const ftpool_glyph &mono = face.glyph(index, FT_LOAD_TARGET_MONO);
     EXPECT_NE(&mono, first);
     EXPECT_EQ(mono.bitmap.pixel_mode, FT_PIXEL_MODE_MONO);
-    EXPECT_TRUE(SameAsFreeType(mono, plain.get(), index, FT_LOAD_TARGET_MONO));
+    EXPECT_EQ(FreeTypesDifference(mono, plain, index, FT_LOAD_TARGET_MONO), "");
 
     FT_Fixed expected;
-    ASSERT_EQ(FT_Get_Advance(plain.get(), index, FT_LOAD_DEFAULT, &expected),
+    ASSERT_EQ(FT_Get_Advance(plain.face(), index, FT_LOAD_DEFAULT, &expected),
               0);
     EXPECT_EQ(face.advance(index), expected);
     EXPECT_EQ(face.advance(index), expected); // a hit
@@ -175,9 +146,9 @@ TEST_P(GlyphTest, ErrorsThrowTheirStatus) {
     EXPECT_EQ(error.ft_error(), 0);
   }
   // Advances take every flag: font units with FT_LOAD_NO_SCALE.
-  PlainFace plain(24);
+  ftpool_test::ReferenceFace plain(kSans, 0, 24);
   FT_Fixed units;
-  ASSERT_EQ(FT_Get_Advance(plain.get(), a, FT_LOAD_NO_SCALE, &units), 0);
+  ASSERT_EQ(FT_Get_Advance(plain.face(), a, FT_LOAD_NO_SCALE, &units), 0);
   EXPECT_EQ(face.advance(a, FT_LOAD_NO_SCALE), units);
 
   // A failed try_ leaves the out value unchanged.
@@ -193,7 +164,7 @@ TEST_P(GlyphTest, ErrorsThrowTheirStatus) {
 
   // FreeType's own failure: a render mode no renderer has.
   const FT_Int32 no_such_mode = FT_LOAD_TARGET_(FT_RENDER_MODE_MAX);
-  ASSERT_EQ(FT_Load_Glyph(plain.get(), a, no_such_mode | FT_LOAD_RENDER),
+  ASSERT_EQ(FT_Load_Glyph(plain.face(), a, no_such_mode | FT_LOAD_RENDER),
             FT_Err_Cannot_Render_Glyph);
   try {
     (void)face.glyph(a, no_such_mode);
@@ -214,7 +185,7 @@ TEST_P(GlyphTest, ErrorsThrowTheirStatus) {
   face.give_back();
   face = font_.acquire(); // the font's size again
   EXPECT_EQ(face->size->metrics.y_ppem, 24);
-  EXPECT_TRUE(SameAsFreeType(face.glyph(b), plain.get(), b, FT_LOAD_DEFAULT));
+  EXPECT_EQ(FreeTypesDifference(face.glyph(b), plain, b, FT_LOAD_DEFAULT), "");
 
   // The face on another thread than the acquirer's.
   ftpool_status on_other_thread = FTPOOL_OK, advance_there = FTPOOL_OK;
@@ -243,7 +214,7 @@ TEST_P(GlyphTest, ErrorsThrowTheirStatus) {
 // acquired face, across nested acquires and moves within the thread.
 TEST_P(GlyphTest, AGlyphLivesUntilTheLastGiveBack) {
   MakePool(0);
-  PlainFace plain(24);
+  ftpool_test::ReferenceFace plain(kSans, 0, 24);
   {
     // Warm: the instance made, the glyph slot's bitmap allocated.
     ftpool_cpp::FontFace face = font_.acquire();
@@ -260,12 +231,12 @@ TEST_P(GlyphTest, AGlyphLivesUntilTheLastGiveBack) {
   } // gives back once: the thread still holds the font
   const ftpool_glyph &again = outer.glyph(w);
   EXPECT_NE(&again, from_inner); // uncached: each lookup renders its own
-  EXPECT_TRUE(SameAsFreeType(*from_inner, plain.get(), w, FT_LOAD_DEFAULT));
+  EXPECT_EQ(FreeTypesDifference(*from_inner, plain, w, FT_LOAD_DEFAULT), "");
   ftpool_cpp::FontFace moved = std::move(outer); // same thread: still held
   const ftpool_glyph &other = moved.glyph(q);
-  EXPECT_TRUE(SameAsFreeType(*from_inner, plain.get(), w, FT_LOAD_DEFAULT));
-  EXPECT_TRUE(SameAsFreeType(again, plain.get(), w, FT_LOAD_DEFAULT));
-  EXPECT_TRUE(SameAsFreeType(other, plain.get(), q, FT_LOAD_DEFAULT));
+  EXPECT_EQ(FreeTypesDifference(*from_inner, plain, w, FT_LOAD_DEFAULT), "");
+  EXPECT_EQ(FreeTypesDifference(again, plain, w, FT_LOAD_DEFAULT), "");
+  EXPECT_EQ(FreeTypesDifference(other, plain, q, FT_LOAD_DEFAULT), "");
   EXPECT_EQ(memory_.outstanding_blocks(), idle + 3); // the three glyphs
   const FT_Face raw = moved.get();
   EXPECT_EQ(moved.give_back(), FTPOOL_OK);
@@ -295,7 +266,7 @@ TEST_P(GlyphTest, EvictionsUnderThreadsKeepEveryGlyphRight) {
   std::vector<std::thread> threads;
   for (int i = 0; i < kThreads; i++)
     threads.emplace_back([&, i] {
-      PlainFace plain(24);
+      ftpool_test::ReferenceFace plain(kSans, 0, 24);
       for (int round = 0; round < 10; round++) {
         ftpool_cpp::FontFace face = font_.acquire();
         std::vector<std::pair<FT_UInt, const ftpool_glyph *>> held;
@@ -308,7 +279,8 @@ TEST_P(GlyphTest, EvictionsUnderThreadsKeepEveryGlyphRight) {
           held.emplace_back(index, &face.glyph(index, flags));
           if (held.size() % 16 == 0) // read back what this run holds
             for (const auto &[held_index, glyph] : held)
-              if (!SameAsFreeType(*glyph, plain.get(), held_index, flags))
+              if (!FreeTypesDifference(*glyph, plain, held_index, flags)
+                       .empty())
                 wrong++;
         }
       }
