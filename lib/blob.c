@@ -189,7 +189,8 @@ void ftpool__blob_drop(ftpool_blob *b) {
 bool ftpool__same_identity(const struct file_identity *a,
                            const struct file_identity *b) {
   return a->device == b->device && a->inode == b->inode && a->size == b->size &&
-         a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec;
+         a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec &&
+         a->ctime_sec == b->ctime_sec && a->ctime_nsec == b->ctime_nsec;
 }
 
 static void free_if_live(void *element, void *arg) {

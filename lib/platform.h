@@ -15,15 +15,21 @@
 #include <stdint.h>
 
 /* Which version of which file a blob holds; all zero for bytes from memory.
- * POSIX: st_dev, st_ino, st_size, st_mtim. Windows: the volume's serial
- * number, the file index, the size and the last-write time (100 ns ticks
- * since 1601). */
+ * POSIX: st_dev, st_ino, st_size, st_mtim, st_ctim. Windows: the volume's
+ * serial number, the file index, the size, the last-write time and the
+ * change time (100 ns ticks since 1601). The change time is there because
+ * nobody can set it: ext4 hands a freed inode to the next file, so a file
+ * replaced twice by rename can come back with its first inode, and tools
+ * (cp -p, rsync, tar, SOURCE_DATE_EPOCH) give every version one size and
+ * mtime; a rename or a write sets the ctime to now. */
 struct file_identity {
   uint64_t device;
   uint64_t inode;
   size_t size;
   int64_t mtime_sec;
   long mtime_nsec;
+  int64_t ctime_sec;
+  long ctime_nsec;
 };
 
 /* A file open for reading: a descriptor on POSIX, a HANDLE on Windows. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* platform.h on POSIX systems: stat() for identity, open/pread for bytes. */
 #ifdef __APPLE__
-/* macOS hides its name for st_mtim (st_mtimespec) under _POSIX_C_SOURCE. */
+/* macOS hides its names for st_mtim and st_ctim (st_mtimespec,
+ * st_ctimespec) under _POSIX_C_SOURCE. */
 #define _DARWIN_C_SOURCE
 #endif
 
@@ -16,8 +17,10 @@
 
 #ifdef __APPLE__
 #define MTIME(st) ((st)->st_mtimespec)
+#define CTIME(st) ((st)->st_ctimespec)
 #else
 #define MTIME(st) ((st)->st_mtim) /* POSIX 2008 */
+#define CTIME(st) ((st)->st_ctim)
 #endif
 
 static bool identity_of(const struct stat *st, struct file_identity *id) {
@@ -25,9 +28,13 @@ static bool identity_of(const struct stat *st, struct file_identity *id) {
   if (!S_ISREG(st->st_mode) || st->st_size < 0 ||
       (off_t)(size_t)st->st_size != st->st_size)
     return false;
-  *id = (struct file_identity){(uint64_t)st->st_dev, (uint64_t)st->st_ino,
-                               (size_t)st->st_size, (int64_t)MTIME(st).tv_sec,
-                               MTIME(st).tv_nsec};
+  *id = (struct file_identity){.device = (uint64_t)st->st_dev,
+                               .inode = (uint64_t)st->st_ino,
+                               .size = (size_t)st->st_size,
+                               .mtime_sec = (int64_t)MTIME(st).tv_sec,
+                               .mtime_nsec = MTIME(st).tv_nsec,
+                               .ctime_sec = (int64_t)CTIME(st).tv_sec,
+                               .ctime_nsec = CTIME(st).tv_nsec};
   return true;
 }
 

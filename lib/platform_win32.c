@@ -2,7 +2,9 @@
 /*
  * platform.h on Windows: paths are UTF-8, converted to UTF-16 for the wide
  * API; a file's identity is its volume's serial number and its file index
- * (what st_dev and st_ino are on POSIX), its size and its last-write time.
+ * (what st_dev and st_ino are on POSIX), its size, its last-write time and
+ * its change time (st_ctim's equivalent; 0 where the file system keeps none,
+ * as FAT).
  * Files are opened sharing read, write and delete, so that an open in
  * progress never makes another program's replace-by-rename fail.
  */
@@ -55,20 +57,28 @@ static HANDLE open_path(const char *path, DWORD access) {
 
 static bool identity_of(HANDLE handle, struct file_identity *id) {
   BY_HANDLE_FILE_INFORMATION info;
+  FILE_BASIC_INFO basic;
   if (GetFileType(handle) != FILE_TYPE_DISK ||
       !GetFileInformationByHandle(handle, &info) ||
-      (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY))
+      (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) ||
+      !GetFileInformationByHandleEx(handle, FileBasicInfo, &basic,
+                                    sizeof basic))
     return false;
   uint64_t size = (uint64_t)info.nFileSizeHigh << 32 | info.nFileSizeLow;
   uint64_t written = (uint64_t)info.ftLastWriteTime.dwHighDateTime << 32 |
                      info.ftLastWriteTime.dwLowDateTime;
+  uint64_t changed = (uint64_t)basic.ChangeTime.QuadPart;
   /* Through size_t and back: a file too large to load is refused here. */
   if ((uint64_t)(size_t)size != size)
     return false;
-  *id = (struct file_identity){
-      info.dwVolumeSerialNumber,
-      (uint64_t)info.nFileIndexHigh << 32 | info.nFileIndexLow, (size_t)size,
-      (int64_t)(written / 10000000), (long)(written % 10000000) * 100};
+  *id = (struct file_identity){.device = info.dwVolumeSerialNumber,
+                               .inode = (uint64_t)info.nFileIndexHigh << 32 |
+                                        info.nFileIndexLow,
+                               .size = (size_t)size,
+                               .mtime_sec = (int64_t)(written / 10000000),
+                               .mtime_nsec = (long)(written % 10000000) * 100,
+                               .ctime_sec = (int64_t)(changed / 10000000),
+                               .ctime_nsec = (long)(changed % 10000000) * 100};
   return true;
 }
 
