@@ -23,7 +23,9 @@
 // and, at fewer thread counts:
 //   ftpool_cache_lookup, ftc_per_thread_lookup  the lookups alone, no copy
 //   ftpool_cache_miss   ftpool_cache with a budget of 1 byte: every lookup
-//                       misses (renders, and returns a glyph of its own)
+//                       misses (renders, and returns a glyph of its own;
+//                       a quiescent point after each glyph drops it, so
+//                       that a repeat renders again)
 //
 // Budgets: 4 MiB for the English text (it fits), 128 KiB for the CJK one
 // (it does not: the miss and eviction path under readers), the same for
@@ -169,7 +171,7 @@ public:
     case CacheVariant::kFtpoolCacheLookup:
       return DrawCached(s_.cache, false);
     case CacheVariant::kFtpoolCacheMiss:
-      return DrawCached(s_.miss, true);
+      return DrawCached(s_.miss, true, s_.miss_pool);
     case CacheVariant::kFtcPerThread:
       return DrawFtc(*ftc_, nullptr, true);
     case CacheVariant::kFtcPerThreadLookup:
@@ -191,7 +193,8 @@ public:
   }
 
 private:
-  bool DrawCached(ftpool_font *font, bool copy) {
+  // With quiesce, a quiescent point after each glyph.
+  bool DrawCached(ftpool_font *font, bool copy, ftpool *quiesce = nullptr) {
     FT_Face face;
     if (ftpool_font_acquire(font, &face) != FTPOOL_OK)
       return false;
@@ -209,6 +212,8 @@ private:
                      g->advance.x);
       else
         canvas_.Advance(g->advance.x);
+      if (quiesce)
+        ftpool_quiescent(quiesce);
     }
     ftpool_font_give_back(font, face);
     return ok;

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * docs/glyph.pml: a Promela model of the glyph cache's reclamation
- * (docs/design.md, "The glyph cache's reclamation"), as lib/glyph_cache.c,
- * lib/glyph_evict.c, lib/instance.c (put_down: the unpin), lib/per_thread.c
- * (oldest_pin, on_thread_exit) and lib/fork.c (classify: the pins of gone
- * threads cleared) implement it for the per-thread backend. Checked by
- * scripts/model_check.sh:
+ * (docs/design.md, "The glyph cache's reclamation"), as lib/glyph_cache.c
+ * (the pin, the acquires' looked_up flags and the reader's count of them,
+ * ftpool__glyph_hold_end: the unpin, the quiescent point), lib/glyph_evict.c,
+ * lib/instance.c (put_down: an acquire's last give-back), lib/per_thread.c
+ * (oldest_pin, ftpool_quiescent, on_thread_exit) and lib/fork.c (classify:
+ * the pins of gone threads cleared) implement it for the per-thread
+ * backend. Checked by scripts/model_check.sh:
  *
  *   spin -a glyph.pml
  *   gcc -O2 -DSAFETY -DCOLLAPSE -DMEMLIM=2048 -o pan pan.c && ./pan -m100000
@@ -38,31 +40,72 @@
  *
  * What is modelled: NT threads, each with its own context (a reader), one
  * bucket whose chain starts as entry 0 (key 0) -> entry 1 (key 1); key 2 is
- * not cached, and misses on it may make two copies. Thread t makes OPSt
- * calls, each a nondeterministic choice among MENUt of: a hit on key 0 or
- * 1 (pin if not pinned, load the head, walk); a miss on key 2 (pin if not
+ * not cached, and misses on it may make two copies.
+ *
+ * Pins are per acquire. A thread holds up to two fonts, nested: the outer,
+ * held from its start (having looked nothing up; once given back, acquired
+ * again by the next lookup), and an inner one, acquired and given back
+ * while the outer is held. Each acquire has a
+ * looked_up flag; a lookup under one whose flag is clear sets it and counts
+ * it in the context's `holds`, then pins if the context is not pinned (the
+ * epoch's load, then the pin's store). The last give-back of an acquire
+ * whose flag is set clears it and counts it out; at 0 the context unpins
+ * (the pin's store of 0, then, if anything awaits, a reclaim: ask for it,
+ * and take the token or leave it to the holder). A give-back of an acquire
+ * that looked nothing up changes no pin, so an outer font that looks
+ * nothing up keeps no pin past its inner fonts' give-backs. A quiescent
+ * point (ftpool_quiescent, by a thread that holds fonts) unpins as a
+ * give-back does and clears every flag and `holds`; the next lookup pins
+ * again, at the then-current epoch. The glyphs got under an acquire are
+ * read until its give-back or the thread's next quiescent point, whichever
+ * comes first: the model keeps them per acquire and reads each (asserting
+ * it is not freed) at that point, in the step of the unpin's store when
+ * there is one. A read any earlier would check less: a freed entry stays
+ * freed. Give-backs are last in, first out: with two acquires, which of
+ * them is the outer is only a name.
+ *
+ * Thread t makes OPSt calls, each a nondeterministic choice among MENUt
+ * of: a hit on key 0 or 1 (under the outer or the inner font, when it
+ * holds both; when it holds none, it acquires the outer first: pin if not
+ * pinned, load the head, walk); a miss on key 2 (likewise; pin if not
  * pinned, search, publish by CAS, search again after a failed CAS); an
  * eviction, while pinned as make_room is inside a miss (take the token;
  * unlink any linked entry, at the head by CAS or inside the chain by a
  * store; retire it with the epoch; reclaim; give the token back, serving a
- * request); the give-back of its last font (the unpin, then, if anything
- * awaits, a reclaim: ask for it, and take the token or leave it to the
- * holder). Then it exits: on_thread_exit gives its fonts back (the unpin).
- * Between its calls a thread may fork (once in all): every other thread is
- * gone at once, the child handler clears the pins of their contexts, and
- * the forking thread goes on. After every thread has ended or is gone,
+ * request); a give-back (of the inner font if it holds one, else of the
+ * outer, if it looked something up: else it changes nothing); the acquire
+ * of the inner font, while it holds the outer only; a quiescent point,
+ * while pinned (else it changes nothing). Then it exits: on_thread_exit
+ * gives its fonts back, the inner first. Between its calls a thread may
+ * fork (once in all): every other thread is gone at once, the child
+ * handler clears the pins of their contexts, and the forking thread goes
+ * on. After every thread has ended or is gone,
  * `init` checks that nothing retired is left (in a fork child, after one
  * more reclaim: the survivor's next), then runs ftpool_destroy's
  * ftpool__glyph_cache_fini, which frees the chain and the retired list.
  *
  * Abstracted away: bytes and the budget (reserve), the evictor's incoming
  * stack, queue and SIEVE marks (the victim is any linked entry: a
- * superset), uncached glyphs, more buckets (each has its own chain and
- * head), the claim of contexts (each thread holds its own from start to
- * exit), the shared-mutex backend, and the reuse of freed memory: an entry
- * is never reallocated, so a use after free shows as FREED; instead each
- * publishing CAS asserts that the head it compares is not freed, so no
- * freed address can come back as a head (no ABA).
+ * superset), uncached glyphs (each acquire's own, freed at its give-back),
+ * more buckets (each has its own chain and head), more fonts than two at
+ * once and an acquire of a font already held (its give-backs but the last
+ * change nothing), the claim of contexts (each thread holds its own from
+ * start to exit), and the reuse of freed memory: an entry is never
+ * reallocated, so a use after free shows as FREED; instead each publishing
+ * CAS asserts that the head it compares is not freed, so no freed address
+ * can come back as a head (no ABA).
+ *
+ * The shared-mutex backend is this protocol with one acquire per reader:
+ * its readers are fonts, each pinned (under the font's lock) from the first
+ * lookup under its acquire to that acquire's last give-back, or to its
+ * thread's quiescent point, which unpins each font the thread holds; its
+ * glyphs are read until then. A model thread whose menu has no ACQ is such
+ * a reader (`holds` is 0 or 1): a font given back by one thread and
+ * acquired by another, under its lock, is one reader whose steps come one
+ * after another, as a model thread's do; and the model's threads
+ * interleave every way, so the readers one thread holds at once, which
+ * take their steps in turn, are covered too. The backend's locks
+ * (glyph_mutex, the fonts') only remove interleavings.
  *
  * Negative controls (each must make spin break the assertion that
  * scripts/model_check.sh names; see design.md):
@@ -79,9 +122,16 @@
  *                     token taken gives up, and give_token is a store
  *   -DFREE_BEFORE_UNLIST  the code before da0aeaf: reclamation frees an
  *                     entry before it takes it off the retired list
+ *   -DQUIESCENT_STAYS_PINNED  the quiescent point stores 0 to the pin but
+ *                     leaves the context's `pinned` set, so the next lookup
+ *                     walks unpinned
+ *   -DUNPIN_PER_GIVEBACK  the give-back of any acquire that looked something
+ *                     up unpins, whatever `holds` says, while another
+ *                     acquire that looked something up still reads its
+ *                     glyphs
  */
 
-/* Bounds (scripts/model_check.sh searches three sets): threads, and for
+/* Bounds (scripts/model_check.sh searches four sets): threads, and for
  * each thread t the calls it makes (OPSt) and what they may be (MENUt). The
  * defaults are the first set: two threads that may make any call. */
 #ifndef NT
@@ -90,11 +140,15 @@
 #define NE 4            /* entries: 0 and 1 cached at the start, 2 and 3 the
                            copies of key 2 that misses may make */
 /* The calls, a bit set for MENUt: */
-#define HIT   1         /* a hit on key 0 or 1 */
-#define MISS  2         /* a miss on key 2 */
+#define HIT   1         /* a hit on key 0 or 1, under a font it holds */
+#define MISS  2         /* a miss on key 2, under a font it holds */
 #define EVICT 4         /* an eviction (while pinned: inside a miss) */
-#define UNPIN 8         /* the give-back of its last font (while pinned) */
-#define ANY   15
+#define GIVE  8         /* a give-back: of the inner font if it holds one,
+                           else of the outer (if it looked something up) */
+#define ACQ   16        /* the acquire of an inner font, while it holds the
+                           outer only */
+#define QUIESCENT 32    /* ftpool_quiescent (while pinned) */
+#define ANY   63
 #ifndef OPS0
 #define OPS0 3          /* calls (its exit and a fork aside) */
 #endif
@@ -116,6 +170,8 @@
 #define OPS(t)  ((t) == 0 -> OPS0 : ((t) == 1 -> OPS1 : OPS2))
 #define MENU(t) ((t) == 0 -> MENU0 : ((t) == 1 -> MENU1 : MENU2))
 #define INIT NT         /* init, in its final reclaim */
+#define OUTER 0         /* a thread's acquires: the outer font, */
+#define INNER 1         /* and the inner, acquired while the outer is held */
 #define NOPIN 255       /* oldest_pin's UINT64_MAX: no reader pinned */
 
 /* An entry's life (ghost) */
@@ -151,16 +207,26 @@ bit  forked;
 byte dying;             /* gone threads that have not stopped yet */
 byte gonepin = NOPIN;   /* the oldest pin a gone thread had at the fork */
 byte gc, gseen, gvis, gn, gr; /* scratch: 0 between steps */
+#ifdef PROBE
+byte opin[NT];          /* each thread's first pin since it last held no
+                           font: its pin under the old rule */
+#endif
 
 /* Probes, that a run with -DPROBE=n must find reached (the model is not
  * vacuous; scripts/model_check.sh): 1 a hit past the head; 2 an unlink
  * inside the chain; 3 an unlink's head CAS lost to an inserter; 4 a
  * re-check after a failed CAS that finds the other copy; 5 a read of a
- * retired entry before the unpin; 6 a free while a reader is pinned (at a
- * newer epoch); 7 a free, in a fork child, of an entry retired after a gone
- * thread's pin; 8 a gone thread holding the token; 9 a reclaim asked for
- * while the token was taken, carried out by its holder at give_token; 10
- * two pinned threads gone at one fork (in the second bounds). */
+ * retired entry at a give-back or a quiescent point; 6 a free while a
+ * reader is pinned (at a newer epoch); 7 a free, in a fork child, of an
+ * entry retired after a gone thread's pin; 8 a gone thread holding the
+ * token; 9 a reclaim asked for while the token was taken, carried out by
+ * its holder at give_token; 10 two pinned threads gone at one fork (in the
+ * second bounds); 11 an unpin at an inner font's give-back while the outer
+ * is held; 12 a pin after a quiescent point, at a newer epoch than the pin
+ * that point ended; 13 a free of an entry retired after the pin that a
+ * thread still holding fonts took first since it last held none: one the
+ * rule before (a pin from the first lookup to the give-back of the last
+ * font) would have kept. */
 #ifdef PROBE
 #define REACH(n, cond) assert(!(PROBE == (n) && (cond)))
 #else
@@ -202,7 +268,17 @@ inline pin_if_needed() {
   if
   :: !pinned ->
      p = epoch;
-     atomic { pin[me] = p; pinned = 1; p = 0 }
+     atomic {
+       pin[me] = p; pinned = 1;
+#ifdef PROBE
+       REACH(12, qpin != 0 && p > qpin); qpin = 0;
+       if
+       :: opin[me] == 0 -> opin[me] = p
+       :: else
+       fi;
+#endif
+       p = 0
+     }
   :: else
   fi
 }
@@ -231,7 +307,7 @@ inline hit() {
   pin_if_needed();
 #endif
   if
-  :: cur != 0 -> got = got | (1 << (cur - 1)); REACH(1, deep)
+  :: cur != 0 -> gotv[a] = gotv[a] | (1 << (cur - 1)); REACH(1, deep)
   :: else
   fi;
   cur = 0; deep = 0
@@ -266,7 +342,7 @@ inline miss() {
         :: cur != 0 ->                    /* another copy won */
            atomic {
              es[mine - 1] = FREED;        /* never published */
-             got = got | (1 << (cur - 1));
+             gotv[a] = gotv[a] | (1 << (cur - 1));
              REACH(4, retried)
            };
            break
@@ -280,7 +356,7 @@ inline miss() {
           if
           :: head == hd ->
              head = mine; es[mine - 1] = LINKED; CHAIN_OK;
-             got = got | (1 << (mine - 1)); ok = 1
+             gotv[a] = gotv[a] | (1 << (mine - 1)); ok = 1
           :: else -> hd = head; retried = 1
           fi
         };
@@ -366,6 +442,14 @@ inline reclaim_held() {
 #endif
           REACH(6, oldest != NOPIN);
           REACH(7, forked && me != INIT && rat[fe - 1] > gonepin);
+#ifdef PROBE
+          t = 0;
+          do
+          :: t < NT -> REACH(13, opin[t] != 0 && opin[t] < rat[fe - 1]); t++
+          :: else -> break
+          od;
+          t = 0;
+#endif
           fe = 0
         }
      od;
@@ -408,29 +492,114 @@ inline reclaim() {
   fi
 }
 
-/* put_down's ftpool__glyph_unpin, when the context's last font is given
- * back (and so at thread exit): the last reads of what the pin covered;
- * u64_store_release(&reader->pin, 0); fence_seq_cst(); then, if anything
- * awaits (counter_load_relaxed), reclaim. */
-inline unpin() {
+/* ftpool__glyph_hold, at the start of a lookup: the acquire it is made
+ * under (when the thread holds none, it acquires the outer font first: the
+ * lookup after a give-back of its last font), whose looked_up flag, if
+ * clear, it sets, counting it in the context's `holds`. */
+inline under() {
   atomic {
-    t = 0;
-    do
-    :: t < NE ->
-       if
-       :: got & (1 << t) -> READ(t); REACH(5, es[t] == RETIRED)
-       :: else
-       fi;
-       t++
-    :: else -> break
-    od;
-    t = 0; got = 0;
-    pin[me] = 0; pinned = 0
+    if
+    :: held == 0 -> held = 1 << OUTER; a = OUTER
+    :: held & (1 << OUTER) -> a = OUTER
+    :: held & (1 << INNER) -> a = INNER
+    fi;
+    if
+    :: !(looked & (1 << a)) -> looked = looked | (1 << a); holds++
+    :: else
+    fi
   }
+}
+
+/* The last reads of the entries in the set s, which is then empty. */
+inline read_got(s) {
+  t = 0;
+  do
+  :: t < NE ->
+     if
+     :: s & (1 << t) -> READ(t); REACH(5, es[t] == RETIRED)
+     :: else
+     fi;
+     t++
+  :: else -> break
+  od;
+  t = 0; s = 0
+}
+
+/* The end of glyph_cache.c's unpin, after u64_store_release(&reader->pin,
+ * 0): fence_seq_cst(); then, if anything awaits (counter_load_relaxed),
+ * reclaim. `unp` says the step before stored the 0. */
+inline unpin_rest() {
   if
-  :: awaiting != 0 -> reclaim()
-  :: else
+  :: unp && awaiting != 0 -> unp = 0; reclaim()
+  :: unp && awaiting == 0 -> unp = 0
+  :: !unp
   fi
+}
+
+/* put_down's ftpool__glyph_hold_end, at an acquire's last give-back (and
+ * so at thread exit, for each font held): the inner font's if it holds
+ * one, else the outer's. The last reads of what was got under it; then,
+ * if a lookup was made under it, clear its flag and count it out of
+ * `holds`; at 0, unpin: store_release(pin, 0) (with the reads: the reads
+ * happen before it), then unpin_rest. */
+inline give_back() {
+  atomic {
+    if
+    :: held & (1 << INNER) -> a = INNER
+    :: else -> a = OUTER
+    fi;
+    read_got(gotv[a]);
+    held = held & ~(1 << a);
+    if
+    :: looked & (1 << a) ->
+       looked = looked & ~(1 << a); holds--;
+       if
+#ifdef UNPIN_PER_GIVEBACK
+       :: pinned -> unp = 1                /* whatever `holds` says */
+#else
+       :: holds == 0 && pinned -> unp = 1
+#endif
+       :: else
+       fi
+    :: else                               /* nothing looked up: no pin */
+    fi;
+    if
+    :: unp ->
+       pin[me] = 0; pinned = 0;
+       REACH(11, a == INNER && (held & (1 << OUTER)))
+    :: else
+    fi;
+#ifdef PROBE
+    if
+    :: held == 0 -> opin[me] = 0
+    :: else
+    fi;
+#endif
+    a = 0
+  };
+  unpin_rest()
+}
+
+/* ftpool_quiescent, by a thread that holds fonts, while pinned (else it
+ * changes nothing): the last reads of every glyph got under any acquire
+ * (none is read after it); every held acquire's flag cleared, and
+ * `holds`; the unpin: store_release(pin, 0), then unpin_rest. The next
+ * lookup pins again. */
+inline quiescent() {
+  atomic {
+    read_got(gotv[OUTER]);
+    read_got(gotv[INNER]);
+    looked = 0; holds = 0;
+#ifdef PROBE
+    qpin = pin[me];
+#endif
+    pin[me] = 0;
+#ifndef QUIESCENT_STAYS_PINNED
+    pinned = 0;
+#endif
+    unp = 1
+  };
+  unpin_rest()
 }
 
 /* unlink_entry(v): the head by CAS (release), retried on failure (an
@@ -542,6 +711,9 @@ inline fork_body() {
         :: pin[t] != 0 -> gn++            /* gone, pinned (ghost) */
         :: else
         fi;
+#ifdef PROBE
+        opin[t] = 0;
+#endif
 #ifndef NO_FORGET
         pin[t] = 0
 #endif
@@ -559,10 +731,19 @@ proctype thread(byte me; byte menu) {
   byte ops;             /* calls made */
   bit  pinned;          /* glyph_reader.pinned */
   byte p;               /* the epoch the pin loaded */
+  byte held = 1 << OUTER; /* the acquires it holds: a set (the outer font,
+                           from the start) */
+  byte looked;          /* those whose glyph_hold.looked_up is set: a set */
+  byte holds;           /* glyph_reader.holds: how many */
+  byte gotv[2];         /* the entries got under each acquire: sets */
+  byte a;               /* the acquire a lookup is under, or given back */
+  bit  unp;             /* the step before unpinned: unpin_rest to run */
+#ifdef PROBE
+  byte qpin;            /* the pin its last quiescent point ended (ghost) */
+#endif
   byte k;               /* the key of a lookup */
   byte cur;             /* a walk's cursor: entry + 1 */
   byte hd;              /* a head seen */
-  byte got;             /* the entries got since the pin: a set */
   byte mine;            /* a miss's copy: entry + 1 */
   byte v, nx;           /* the victim + 1, its next */
   byte oldest, t, fe;   /* a reclaim's oldest pin, a cursor, the entry + 1 */
@@ -573,25 +754,29 @@ proctype thread(byte me; byte menu) {
   :: ops < OPS(me) ->
      ops++;
      if
-     :: menu & HIT -> k = 0; hit()
-     :: menu & HIT -> k = 1; hit()
-     :: menu & MISS -> k = 2; miss()
+     :: atomic { menu & HIT -> k = 0; under() }; hit()
+     :: atomic { menu & HIT -> k = 1; under() }; hit()
+     :: atomic { menu & MISS -> k = 2; under() }; miss()
      :: menu & EVICT && pinned -> evict()
-     :: menu & UNPIN && pinned -> unpin()
+     :: menu & GIVE && (looked != 0 || (held & (1 << INNER))) -> give_back()
+     :: menu & ACQ && held == (1 << OUTER) -> held = held | (1 << INNER)
+     :: menu & QUIESCENT && pinned && held != 0 -> quiescent()
      fi;
-     k = 0
+     atomic { k = 0; a = 0 }
 
   /* fork() between two calls (once in all); the gone threads stop before
    * the child goes on. */
   :: atomic { !forked -> fork_body() };
      dying == 0
 
-  /* The thread exits: on_thread_exit gives its fonts back. */
+  /* The thread exits: on_thread_exit gives its fonts back, the inner
+   * first (the give-back of an outer font that looked nothing up, which
+   * changes nothing, is left out). */
   :: ops == OPS(me) ->
-     if
-     :: pinned -> unpin()
-     :: else
-     fi;
+     do
+     :: looked != 0 || (held & (1 << INNER)) -> give_back()
+     :: else -> break
+     od;
      st[me] = DONE;
      break
   od
@@ -599,7 +784,12 @@ proctype thread(byte me; byte menu) {
     atomic {
       st[me] == GONE ->
       dying--;
-      ops = 0; pinned = 0; p = 0; k = 0; cur = 0; hd = 0; got = 0; mine = 0;
+      ops = 0; pinned = 0; p = 0; held = 0; looked = 0; holds = 0;
+      gotv[0] = 0; gotv[1] = 0; a = 0; unp = 0;
+#ifdef PROBE
+      qpin = 0;
+#endif
+      k = 0; cur = 0; hd = 0; mine = 0;
       v = 0; nx = 0; oldest = 0; t = 0; fe = 0; ok = 0; retried = 0; deep = 0
     }
   }

@@ -63,6 +63,7 @@
 
 #include <ft2build.h>
 #include FT_FREETYPE_H
+#include FT_COLOR_H
 
 #ifdef __cplusplus
 extern "C" {
@@ -194,8 +195,8 @@ typedef struct ftpool_config {
   size_t font_idle_bytes;
   /* The glyph cache's budget (ftpool_font_glyph): bytes of cached glyphs,
    * their bitmaps and records, for the whole pool. 0 turns the cache off:
-   * every lookup renders, and the glyph lives until its font is given
-   * back. */
+   * every glyph renders once per acquire and lives until that acquire is
+   * given back (see ftpool_font_glyph). */
   size_t glyph_cache_bytes;
 } ftpool_config;
 
@@ -245,20 +246,30 @@ typedef struct ftpool_stats {
   size_t font_instance_bytes;
   size_t font_faces; /* faces open for instances (sizes share them) */
   /* The glyph cache. Lookups are ftpool_font_glyph and ftpool_font_advance
-   * calls that succeeded: a hit found the glyph cached, a miss rendered it
-   * (or loaded its advance). Misses not kept in the cache: it was off, or
-   * full with its eviction busy or its evicted bytes still awaiting
-   * reclamation (see ftpool_font_glyph for the bound). Bytes cached count
-   * what the cache holds now; bytes awaiting reclamation, glyphs evicted
-   * that a thread may still read, freed once every thread that could has
-   * given its fonts back. */
+   * calls that succeeded: a hit found the glyph cached (or returned to the
+   * same acquire before, uncached), a miss rendered it (or loaded its
+   * advance). Misses not kept in the cache: it was off, or full with its
+   * eviction busy or its evicted bytes still awaiting reclamation (see
+   * ftpool_font_glyph for the bound); of those, "stalled" counts the ones
+   * refused because a budget's worth awaited reclamation: a thread's pin
+   * holds it (see "Holding fonts" in ftpool_font_glyph). Bytes cached count
+   * what the cache holds now, the fonts' keys its entries keep included;
+   * bytes awaiting reclamation, glyphs evicted that a thread may still
+   * read, freed once every thread that could has passed a quiescent point.
+   * Readers pinned: threads (with the shared-mutex backend, fonts) that may
+   * still read glyphs they got; the oldest pin's age: how many eviction
+   * passes retired glyphs since the oldest of those pins was taken (0 when
+   * none is pinned), which grows while one thread stalls reclamation. */
   size_t glyph_hits;
   size_t glyph_misses;
   size_t glyph_uncached;
+  size_t glyph_uncached_stalled;
   size_t glyph_evictions;
   size_t glyph_entries;
   size_t glyph_bytes_cached;
   size_t glyph_bytes_awaiting;
+  size_t glyph_readers_pinned;
+  size_t glyph_oldest_pin_age;
 } ftpool_stats;
 
 /* Fills *config with the defaults: per-thread backend, malloc, no callback,
@@ -304,12 +315,17 @@ ftpool_status ftpool_library(ftpool *pool, FT_Library *library);
  *
  * With the file cache on, the path's bytes come from a shared blob: a stat()
  * per open checks the file is unchanged (device, inode, size, modification
- * time); a changed or replaced file is read again, and faces open on the old
- * version keep it. A file changed in place, keeping all four, is not seen.
+ * time and inode change time, ctime, which a write or a rename sets to now
+ * and no tool sets back); a changed or replaced file is read again, and
+ * faces open on the old version keep it. The ctime has the file system
+ * clock's granularity (on Linux a kernel tick, a few milliseconds): two
+ * versions with one inode, size and mtime, written within one tick, are not
+ * told apart.
  *
  * On Windows, path is UTF-8 and ftpool reads the file itself, through the
  * wide API, with the cache off too; the identity there is the volume's
- * serial number, the file index, the size and the last-write time.
+ * serial number, the file index, the size, the last-write time and the
+ * change time (FILE_BASIC_INFO's ChangeTime).
  */
 ftpool_status ftpool_open_file(ftpool *pool, const char *path,
                                FT_Long face_index, FT_Face *face);
@@ -390,16 +406,16 @@ ftpool_status ftpool_get_stats(ftpool *pool, ftpool_stats *stats);
  *
  * A font is an immutable, reference-counted description: the bytes (a file
  * through the file cache, or a blob), the face index, optional variation
- * coordinates, a size and a charmap. A thread acquires the font to get an
- * FT_Face set to that description, uses it with plain FreeType (and
+ * coordinates, a size, a charmap and colours. A thread acquires the font to
+ * get an FT_Face set to that description, uses it with plain FreeType (and
  * HarfBuzz) on that thread, and gives it back. With the per-thread backend
  * each thread's context keeps an *instance* of the font (a face and an
  * FT_Size) created on first use and reused on every later acquire: finding
  * it takes no lock and no read-modify-write atomic. Fonts that differ only
- * in size and charmap share one face per context, with one FT_Size each:
- * fonts on the same blob, or made from paths naming the same version of
- * one file (device, inode, size and modification time, as the file cache
- * checks; with the cache on or off), with the same face index and
+ * in size, charmap and colours share one face per context, with one FT_Size
+ * each: fonts on the same blob, or made from paths naming the same version of
+ * one file (device, inode, size, modification time and ctime, as the file
+ * cache checks; with the cache on or off), with the same face index and
  * coordinates. A face has one active size, so a font acquired while
  * another font's instance on its face is acquired gets a face of its own.
  * Instances belong to contexts, not threads: a thread that exits leaves
@@ -417,9 +433,15 @@ ftpool_status ftpool_get_stats(ftpool *pool, ftpool_stats *stats);
  * thread. Nothing else is reset: a user who sets FT_Face_Properties (LCD
  * filter weights, stem darkening, the random seed) must set them back before
  * giving the face back, and the glyph slot holds whatever the last user
- * loaded. Variation coordinates and the face index are part of the
- * description: do not change them on the face (FT_Set_Var_Design_Coordinates
- * and the like), make another font instead.
+ * loaded. Variation coordinates, the face index and the colours are part
+ * of the description: do not change them on the face
+ * (FT_Set_Var_Design_Coordinates and the like, FT_Palette_Select,
+ * FT_Palette_Set_Foreground_Color), make another font instead. An acquire
+ * does not undo a colour set on the face: it selects the font's colours
+ * only when the face had another font's (with the per-thread backend,
+ * fonts that differ only in colours share faces), so a user's colour would
+ * outlive the give-back, in later users' own loads; the glyph cache, which
+ * renders in the font's colours (see "Caching glyphs"), never keeps it.
  *
  * Rules: acquire and give back on the same thread, with a reference to the
  * font held throughout; a thread may hold several fonts acquired at once,
@@ -455,17 +477,28 @@ typedef struct ftpool_font_desc {
   /* The charmap selected on each acquire; FT_ENCODING_NONE (0) keeps the
    * one FreeType selects when it opens the face (Unicode if there is one). */
   FT_Encoding encoding;
+  /* Colour glyphs (COLR layers, drawn with FT_LOAD_COLOR): the CPAL
+   * palette selected, as FT_Palette_Select takes it, and the colour of the
+   * layers drawn in the foreground, as FT_Palette_Set_Foreground_Color
+   * takes it, copied; NULL for FreeType's default (opaque black, or white
+   * when the palette is marked for a dark background). Any palette but 0
+   * needs a font that has it: ftpool_font_create fails with
+   * FTPOOL_ERR_INVALID_ARGUMENT otherwise (a font without CPAL has none).
+   * A foreground colour is accepted on any font. */
+  FT_UShort palette_index;
+  const FT_Color *foreground_color;
 } ftpool_font_desc;
 
 /* Zeroes *desc: no bytes, face 0, no coordinates, no size, the default
- * charmap. */
+ * charmap, palette 0 and FreeType's foreground colour. */
 void ftpool_font_desc_init(ftpool_font_desc *desc);
 
 /*
  * Creates a font with one reference. The description is checked by making
- * the calling thread's instance, so a bad file, face index, size or
- * coordinates fail here, with the status an open would give, or
- * FTPOOL_ERR_NOT_VARIABLE / FTPOOL_ERR_INVALID_SIZE.
+ * the calling thread's instance, so a bad file, face index, size,
+ * coordinates or palette fail here, with the status an open would give, or
+ * FTPOOL_ERR_NOT_VARIABLE / FTPOOL_ERR_INVALID_SIZE /
+ * FTPOOL_ERR_INVALID_ARGUMENT (a palette the font does not have).
  */
 ftpool_status ftpool_font_create(ftpool *pool, const ftpool_font_desc *desc,
                                  ftpool_font **font);
@@ -536,32 +569,60 @@ ftpool_status ftpool_font_instance_data(ftpool_font *font, FT_Face face,
  * pass); else the calling thread renders it on its own face, with no lock
  * held, and publishes it (a miss). Two threads that miss on one glyph at
  * once each render it and one copy is kept; no thread ever waits for
- * another's rendering.
+ * another's rendering. Both backends: with the shared-mutex backend a
+ * lookup takes again the font's lock, which its caller holds already (so
+ * it never waits), and renders a miss on the font's one face under it; a
+ * miss that evicts may take the pool's mutex for a moment, to read the
+ * fonts' pins.
  *
  * Entries are keyed by the bytes (the blob, or the version of the file, as
  * the file cache knows it), the face index, the variation coordinates,
- * the size, the load flags and the glyph index: fonts made from the same
- * file, face and size share them, whatever their charmap. The cache
- * renders with the face's properties as the font's instance has them: a
- * user who sets FT_Face_Properties on an acquired face (or a different
- * LCD filter per library in the configure callback) must not use the cache
- * for that font.
+ * the size, the load flags and the glyph index, and with FT_LOAD_COLOR the
+ * palette and foreground colour too: fonts made from the same file, face
+ * and size share them, whatever their charmap, and whatever their colours
+ * but for lookups with FT_LOAD_COLOR. A lookup with FT_LOAD_COLOR that
+ * misses selects the font's palette and foreground colour on the face
+ * before it renders, so a glyph is cached in its font's colours even if a
+ * user changed them on the face, which is not allowed while the font uses
+ * the cache (see "What a user may change" above). The cache renders with
+ * the face's properties as the font's instance has them: a user who sets
+ * FT_Face_Properties on an acquired face must not use the cache for that
+ * font. Nor does the key hold the libraries' properties, which the
+ * configure callback may set: the LCD filter, and the drivers' properties
+ * (FT_Property_Set: TrueType's "interpreter-version", the CFF and Type 1
+ * drivers' "no-stem-darkening", "darkening-parameters" and
+ * "hinting-engine", the autohinter's), so a callback that sets them
+ * differently on different libraries of the pool (per thread, with the
+ * per-thread backend) gives other threads one thread's glyphs: set them
+ * alike on every library, or do not use the cache.
  *
  * The glyph stays valid until the calling thread gives the face back (its
- * last give-back, if it acquired it several times); use it on that thread
+ * last give-back, if it acquired it several times) or passes a quiescent
+ * point (ftpool_quiescent), whichever comes first; use it on that thread
  * or hand it to others that finish before. Do not write to it.
  *
  * Memory: the cache holds at most config.glyph_cache_bytes of glyphs
- * (their records included). Glyphs it evicts are freed once every thread
- * that might read them has given back all its fonts; until then they
- * await reclamation, at most config.glyph_cache_bytes of them too: while
- * that much awaits, the cache evicts nothing, and a miss that finds it full
- * returns a glyph of its own, freed at the caller's give-back. So the
+ * (their records, and the fonts' keys they keep after their fonts are
+ * released, included). Glyphs it evicts are freed once no thread might
+ * read them; until then they await reclamation, at most
+ * config.glyph_cache_bytes of them too: while that much awaits, the cache
+ * evicts nothing, and a miss that finds it full returns a glyph of its
+ * own, kept for that acquire (a repeat of it renders nothing more) and
+ * freed at its give-back or the thread's next quiescent point. So the
  * glyph memory of the pool is at most
- *   2 x glyph_cache_bytes + the glyphs returned uncached to threads that
- *   still hold the fonts they got them with.
- * A thread that keeps a font acquired for ever keeps the evicted glyphs
- * it might read; give fonts back between text runs.
+ *   2 x glyph_cache_bytes + the glyphs returned uncached under acquires
+ *   not yet given back (each glyph of a font once per acquire).
+ *
+ * Holding fonts: a thread pins what it may read from its first lookup
+ * until it has given back every acquire it made a lookup under (an
+ * acquire that looks nothing up pins nothing), or until its next
+ * quiescent point. While one thread stays pinned, nothing evicted after
+ * its pin is freed, and once a budget's worth awaits, every thread's
+ * misses go uncached (glyph_uncached_stalled counts them, and
+ * glyph_oldest_pin_age grows). A thread that keeps a font acquired for
+ * long and looks glyphs up through it (a UI font, a fallback chain's
+ * first font, an hb_font_t kept for a session) should call
+ * ftpool_quiescent between text runs, or give its fonts back.
  *
  * Statuses: FTPOOL_ERR_NOT_ACQUIRED unless the calling thread acquired
  * face from font and has not given it back; FTPOOL_ERR_GLYPH_INDEX for an
@@ -572,9 +633,9 @@ ftpool_status ftpool_font_instance_data(ftpool_font *font, FT_Face face,
  * ftpool_last_ft_error gives them. Nothing is cached on failure.
  */
 typedef struct ftpool_glyph {
-  FT_Bitmap bitmap;     /* buffer NULL when the glyph is empty */
-  FT_Int left, top;     /* bitmap_left, bitmap_top */
-  FT_Vector advance;    /* the glyph slot's advance, 26.6 pixels */
+  FT_Bitmap bitmap;  /* buffer NULL when the glyph is empty */
+  FT_Int left, top;  /* bitmap_left, bitmap_top */
+  FT_Vector advance; /* the glyph slot's advance, 26.6 pixels */
   FT_Pos lsb_delta, rsb_delta;
   FT_Glyph_Metrics metrics;
 } ftpool_glyph;
@@ -585,15 +646,36 @@ ftpool_status ftpool_font_glyph(ftpool_font *font, FT_Face face,
                                 const ftpool_glyph **glyph);
 
 /*
- * The advance of glyph_index as FT_Get_Advance gives it (16.16 pixels;
- * font units with FT_LOAD_NO_SCALE; vertical with
- * FT_LOAD_VERTICAL_LAYOUT), cached apart from rendered glyphs, so layout
- * never renders. The statuses are ftpool_font_glyph's, but every load flag
- * is accepted.
+ * The advance of glyph_index (16.16 pixels; font units with
+ * FT_LOAD_NO_SCALE; vertical with FT_LOAD_VERTICAL_LAYOUT), cached apart
+ * from rendered glyphs, so layout never renders. It is what FT_Get_Advance
+ * gives right after FT_Load_Glyph of the same glyph with the same flags (a
+ * miss makes both on the calling thread's face), which is FreeType's value
+ * on any face that has loaded a glyph: with FT_LOAD_NO_SCALE,
+ * FT_LOAD_NO_HINTING or FT_LOAD_TARGET_LIGHT, where the driver reads
+ * advances from tables (TrueType and CFF: hmtx or vmtx, with a variable
+ * font's HVAR or VVAR), the table's advance, scaled without rounding as
+ * the glyph slot's linearHoriAdvance is; otherwise the slot's advance after
+ * a load with FT_LOAD_ADVANCE_ONLY (26.6 pixels, times 1024). On a face
+ * that has loaded nothing, FreeType 2.12 gives a variable font's instance
+ * the latter in every mode (it reads HVAR at the face's first load), so
+ * plain FT_Get_Advance would make the cached advance depend on which
+ * thread missed first. The statuses are ftpool_font_glyph's, but every
+ * load flag is accepted, and a glyph FT_Load_Glyph fails on fails.
  */
 ftpool_status ftpool_font_advance(ftpool_font *font, FT_Face face,
                                   FT_UInt glyph_index, FT_Int32 load_flags,
                                   FT_Fixed *advance);
+
+/*
+ * A quiescent point: the calling thread reads no glyph (and no advance) it
+ * got from the pool's cache before this call, under any font it holds, so
+ * the cache may free what it evicted since. Call it between text runs in a
+ * thread that keeps fonts acquired for long (see "Holding fonts" above).
+ * Glyphs returned uncached are freed here too. FTPOOL_ERR_INVALID_ARGUMENT
+ * for a NULL pool; a thread that holds nothing does nothing.
+ */
+ftpool_status ftpool_quiescent(ftpool *pool);
 
 /* A message for a status; never NULL. */
 const char *ftpool_strerror(ftpool_status status);

@@ -175,8 +175,9 @@ private:
 
 // A font description: ftpool_font_desc with chained setters, e.g.
 //   pool.font(FontDesc().file(path).pixel_size(24))
-// Like the C struct it points at the path, blob and coordinates it is given;
-// creating the font copies what it needs, so they need only last that long.
+// Like the C struct it points at the path, blob, coordinates and foreground
+// colour it is given; creating the font copies what it needs, so they need
+// only last that long.
 // Its fields stay public for what the setters do not cover.
 struct FontDesc : ftpool_font_desc {
   FontDesc() noexcept : ftpool_font_desc() { ftpool_font_desc_init(this); }
@@ -216,6 +217,16 @@ struct FontDesc : ftpool_font_desc {
   }
   FontDesc &charmap(FT_Encoding charmap_encoding) noexcept {
     encoding = charmap_encoding;
+    return *this;
+  }
+  // Colour glyphs' CPAL palette and foreground colour (nullptr: FreeType's
+  // default), as ftpool_font_desc says.
+  FontDesc &palette(FT_UShort index) noexcept {
+    palette_index = index;
+    return *this;
+  }
+  FontDesc &foreground(const FT_Color *color) noexcept {
+    foreground_color = color;
     return *this;
   }
 };
@@ -549,6 +560,12 @@ public:
 
   // Carries out the closes other threads handed to the calling thread.
   void collect() const noexcept { ftpool_collect(pool_); }
+  // A quiescent point (ftpool_quiescent): the calling thread reads no glyph
+  // it got before. A no-op on an empty handle.
+  void quiescent() const noexcept {
+    if (pool_)
+      ftpool_quiescent(pool_);
+  }
   // All zero for an empty handle.
   ftpool_stats stats() const noexcept {
     ftpool_stats stats{};

@@ -8,6 +8,7 @@
 #include "no_cancel.h"
 #include "pool.h"
 
+#include FT_COLOR_H
 #include FT_MULTIPLE_MASTERS_H
 
 /*
@@ -58,6 +59,16 @@ static bool desc_is_valid(const ftpool_font_desc *d) {
          d->char_height >= 0 && (d->char_height > 0 || d->pixel_height > 0);
 }
 
+/* The description's colours as ftpool__colour_set takes them. */
+static uint64_t colour_word(const ftpool_font_desc *d) {
+  uint64_t word = (uint64_t)d->palette_index << 32;
+  const FT_Color *c = d->foreground_color;
+  if (c)
+    word |= (uint64_t)1 << 48 | (uint64_t)c->alpha << 24 |
+            (uint64_t)c->red << 16 | (uint64_t)c->green << 8 | c->blue;
+  return word;
+}
+
 /* The font with its description copied in and the blob's reference taken,
  * or a status. */
 static ftpool_status new_font(ftpool *pool, const ftpool_font_desc *d,
@@ -96,6 +107,7 @@ static ftpool_status new_font(ftpool *pool, const ftpool_font_desc *d,
   font->pixel_width = d->pixel_width;
   font->pixel_height = d->pixel_height;
   font->encoding = d->encoding;
+  font->colour = colour_word(d);
   if (!(font->glyph_key = ftpool__glyph_key_new(font)))
     goto out_of_memory;
   ftpool__chunked_init(&font->instances);
@@ -251,6 +263,35 @@ ftpool_status ftpool__font_open_face(ftpool_font *font, FT_Library library,
     return status;
   }
   *out = face;
+  return FTPOOL_OK;
+}
+
+ftpool_status ftpool__colour_set(FT_Face face, uint64_t colour) {
+  FT_Palette_Data palettes;
+  /* A FreeType built without colour layers has no palettes to choose. */
+  if (FT_Palette_Data_Get(face, &palettes))
+    palettes = (FT_Palette_Data){0};
+  const FT_UShort palette = (FT_UShort)(colour >> 32);
+  if (palette != 0 && palette >= palettes.num_palettes)
+    return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  if (palettes.num_palettes) {
+    FT_Error error = FT_Palette_Select(face, palette, NULL);
+    if (error)
+      return ftpool__fail_freetype(error, 0);
+  }
+  /* FreeType has no call that forgets a foreground colour: the one it
+   * would use without (ftcolor.h) is set instead, to undo another font's. */
+  const bool dark = palettes.palette_flags && (palettes.palette_flags[palette] &
+                                               FT_PALETTE_FOR_DARK_BACKGROUND);
+  FT_Color c = {dark ? 0xFF : 0, dark ? 0xFF : 0, dark ? 0xFF : 0, 0xFF};
+  if (colour >> 48) {
+    c.blue = (FT_Byte)colour;
+    c.green = (FT_Byte)(colour >> 8);
+    c.red = (FT_Byte)(colour >> 16);
+    c.alpha = (FT_Byte)(colour >> 24);
+  }
+  /* It fails only where FreeType has no colour layers to draw with it. */
+  FT_Palette_Set_Foreground_Color(face, c);
   return FTPOOL_OK;
 }
 

@@ -31,6 +31,7 @@ struct ftpool_font {
   FT_UInt horz_resolution, vert_resolution;
   FT_UInt pixel_width, pixel_height;
   FT_Encoding encoding;
+  uint64_t colour;             /* see ftpool__colour_set */
   struct glyph_key *glyph_key; /* one reference */
   /* Per-thread backend: element i is the instance record of context i, or
    * NULL (struct instance *). */
@@ -55,6 +56,14 @@ ftpool_status ftpool__font_open_face(ftpool_font *font, FT_Library library,
 
 /* Sets the font's size on the face's active FT_Size. */
 ftpool_status ftpool__font_set_size(ftpool_font *font, FT_Face face);
+
+/* Selects a font's colours on face: its `colour`, the description's
+ * palette_index and foreground_color in one word, so that one compare tells
+ * whether a face has them (bits 32-47 the palette; bit 48 set when there
+ * is a foreground colour, its BGRA in bits 0-31; 0 is FreeType's defaults,
+ * which a face opens with). FTPOOL_ERR_INVALID_ARGUMENT for a palette the
+ * face does not have. */
+ftpool_status ftpool__colour_set(FT_Face face, uint64_t colour);
 
 /* Whether a user changed the size since `as_set` was taken (they may set
  * any size on an acquired face; the next acquire puts the font's back). */

@@ -43,6 +43,7 @@ static ftpool_status open_new(struct font_state *s, ftpool_font *font,
   ff->coords = coords;
   ff->num_coords = font->num_coords;
   ff->default_charmap = ff->face->charmap;
+  ff->colour = 0;
   ff->next = s->faces;
   s->faces = ff;
   counter_bump_single_writer(&s->face_count);
@@ -86,6 +87,16 @@ static ftpool_status select_charmap(ftpool_font *font, struct font_face *ff,
   return FTPOOL_OK;
 }
 
+/* The record is written after the face, so that one cut short (by a
+ * fork) is selected again by the next acquire. */
+ftpool_status ftpool__font_face_select_colour(struct font_face *ff,
+                                              const ftpool_font *font) {
+  ftpool_status status = ftpool__colour_set(ff->face, font->colour);
+  if (status == FTPOOL_OK)
+    ff->colour = font->colour;
+  return status;
+}
+
 ftpool_status ftpool__font_face_new_size(struct font_face *ff,
                                          ftpool_font *font, FT_Size *size,
                                          FT_CharMap *charmap) {
@@ -96,6 +107,8 @@ ftpool_status ftpool__font_face_new_size(struct font_face *ff,
   ftpool_status status = ftpool__font_set_size(font, ff->face);
   if (status == FTPOOL_OK)
     status = select_charmap(font, ff, charmap);
+  if (status == FTPOOL_OK) /* checks the palette, at the font's creation */
+    status = ftpool__font_face_colour(ff, font);
   if (status != FTPOOL_OK)
     FT_Done_Size(*size);
   return status;

@@ -21,6 +21,7 @@ struct font_face {
   FT_Fixed *coords;
   FT_UInt num_coords;
   FT_CharMap default_charmap; /* FreeType's choice at open */
+  uint64_t colour;            /* the font colours selected last (font.h) */
   size_t instances;           /* instances with a size on it */
   struct instance *acquired;  /* the instance acquired on it, or NULL */
 };
@@ -30,11 +31,24 @@ struct font_face {
 ftpool_status ftpool__font_face_get(struct font_state *s, ftpool_font *font,
                                     struct font_face **out);
 
-/* A new size on ff, active, set to the font's, and the charmap the font
- * asks for there, selected. */
+/* A new size on ff, active, set to the font's, and the charmap and colours
+ * the font asks for there, selected. */
 ftpool_status ftpool__font_face_new_size(struct font_face *ff,
                                          ftpool_font *font, FT_Size *size,
                                          FT_CharMap *charmap);
+
+ftpool_status ftpool__font_face_select_colour(struct font_face *ff,
+                                              const ftpool_font *font);
+
+/* The font's colours on ff, selected only if another font's were last:
+ * fonts differing only in colours share faces, and most have FreeType's
+ * defaults, so an acquire pays one compare. */
+static inline ftpool_status ftpool__font_face_colour(struct font_face *ff,
+                                                     const ftpool_font *font) {
+  if (ff->colour == font->colour)
+    return FTPOOL_OK;
+  return ftpool__font_face_select_colour(ff, font);
+}
 
 /* Closes ff if no instance has a size on it; returns its blob reference,
  * to drop after the bracket, or NULL. */

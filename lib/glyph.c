@@ -59,3 +59,10 @@ ftpool_status ftpool_font_advance(ftpool_font *font, FT_Face face,
     *advance = e->value.advance;
   return status;
 }
+
+ftpool_status ftpool_quiescent(ftpool *pool) {
+  if (!pool)
+    return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  pool->backend->quiescent(pool);
+  return FTPOOL_OK;
+}

@@ -5,6 +5,7 @@
 
 #include "blob.h"
 #include "errors.h"
+#include "font.h"
 #include "glyph_cache.h"
 #include "memory.h"
 #include "test_hooks.h"
@@ -68,17 +69,22 @@ void ftpool__glyph_cache_fini(struct glyph_cache *cache) {
 void ftpool__glyph_reader_init(struct glyph_reader *reader) {
   u64_init(&reader->pin, 0);
   reader->pinned = false;
-  reader->own = NULL;
+  reader->holds = 0;
+}
+
+void ftpool__glyph_hold_init(struct glyph_hold *hold) {
+  hold->looked_up = false;
+  hold->own = NULL;
 }
 
 void ftpool__glyph_counts_init(struct glyph_counts *counts) {
   counter_init(&counts->hits);
   counter_init(&counts->misses);
   counter_init(&counts->uncached);
+  counter_init(&counts->stalled);
 }
 
-void ftpool__glyph_pin_slow(struct glyph_cache *cache,
-                            struct glyph_reader *reader) {
+static void pin(struct glyph_cache *cache, struct glyph_reader *reader) {
   /* Acquire pairs with the evictor's release increment: a reader that
    * pins the epoch a retirement made sees the victims unlinked. Release,
    * though the fence below orders it: an evictor that reads this pin in
@@ -93,24 +99,31 @@ void ftpool__glyph_pin_slow(struct glyph_cache *cache,
   reader->pinned = true;
 }
 
-void ftpool__glyph_reader_fini(struct glyph_cache *cache,
-                               struct glyph_reader *reader) {
-  for (struct glyph_entry *e = reader->own, *next; e; e = next) {
+void ftpool__glyph_hold_slow(struct glyph_cache *cache,
+                             struct glyph_reader *reader,
+                             struct glyph_hold *hold) {
+  hold->looked_up = true;
+  reader->holds++;
+  if (!reader->pinned)
+    pin(cache, reader);
+}
+
+void ftpool__glyph_hold_fini(struct glyph_cache *cache,
+                             struct glyph_hold *hold) {
+  for (struct glyph_entry *e = hold->own, *next; e; e = next) {
     next = e->queue_next;
     ftpool__glyph_entry_free(cache, e);
   }
-  reader->own = NULL;
+  hold->own = NULL;
 }
 
-void ftpool__glyph_unpin(struct glyph_cache *cache,
-                         struct glyph_reader *reader) {
-  if (!reader->pinned)
-    return;
-  reader->pinned = false;
+static void unpin(struct glyph_cache *cache, struct glyph_reader *reader) {
+#ifndef FTPOOL_CONTROL_GLYPH_NO_REPIN
+  reader->pinned = false; /* the next lookup pins again */
+#endif
   /* Release: every read of an entry this pin covered happens before an
    * evictor that reads 0 frees it. */
   u64_store_release(&reader->pin, 0);
-  ftpool__glyph_reader_fini(cache, reader);
   /* Pairs with the evictor's fence between adding to `awaiting` and reading
    * pins: it saw this unpin, or this sees what awaits. */
   fence_seq_cst();
@@ -118,17 +131,33 @@ void ftpool__glyph_unpin(struct glyph_cache *cache,
     ftpool__glyph_reclaim(cache);
 }
 
+void ftpool__glyph_hold_end_slow(struct glyph_cache *cache,
+                                 struct glyph_reader *reader,
+                                 struct glyph_hold *hold) {
+  ftpool__glyph_hold_fini(cache, hold);
+  if (!hold->looked_up)
+    return;
+  hold->looked_up = false;
+#ifdef FTPOOL_CONTROL_GLYPH_UNPIN_PER_GIVE_BACK
+  reader->holds = 1; /* test/glyph_pin_read_test.cc's control */
+#endif
+  if (--reader->holds == 0 && reader->pinned)
+    unpin(cache, reader);
+}
+
 void ftpool__glyph_reader_forget(struct glyph_reader *reader) {
   u64_store_relaxed(&reader->pin, 0);
   reader->pinned = false;
-  /* Its uncached glyphs are leaked in the child, as its thread's stack. */
-  reader->own = NULL;
+  reader->holds = 0;
 }
 
 /* Two fonts' keys, apart: the slow path of a hit found through another
  * font of the same file and size. */
 bool ftpool__glyph_same_key_apart(const struct glyph_key *a,
-                                  const struct glyph_key *b) {
+                                  const struct glyph_key *b,
+                                  FT_Int32 load_flags) {
+  if ((load_flags & FT_LOAD_COLOR) && a->colour != b->colour)
+    return false;
   if (a->hash != b->hash || a->blob_serial != b->blob_serial ||
       a->face_index != b->face_index || a->char_width != b->char_width ||
       a->char_height != b->char_height ||
@@ -159,12 +188,27 @@ static struct glyph_entry *new_entry(struct glyph_cache *cache,
   e->glyph_index = req->glyph_index;
   e->load_flags = req->load_flags;
   e->kind = req->kind;
-  e->bytes = bytes;
+  /* Its key's bytes too, until the evictor takes it in and charges the key
+   * once for all its entries (take_incoming). */
+  e->bytes = bytes + req->key->bytes;
   return e;
 }
 
 static size_t advance_entry_bytes(void) {
   return offsetof(struct glyph_entry, value) + sizeof(FT_Fixed);
+}
+
+/* FT_Get_Advance once face has loaded the glyph, so that the advance is the
+ * key's, not the face's history's: FreeType 2.12 reads a variable font's
+ * HVAR at the face's first glyph load, and until then gives its instances
+ * the rounded advance of a load where it would read HVAR (with
+ * FT_LOAD_NO_HINTING or FT_LOAD_TARGET_LIGHT). */
+static FT_Error loaded_advance(FT_Face face, const struct glyph_request *req,
+                               FT_Fixed *advance) {
+  FT_Error error = FT_Load_Glyph(face, req->glyph_index, req->load_flags);
+  if (error)
+    return error;
+  return FT_Get_Advance(face, req->glyph_index, req->load_flags, advance);
 }
 
 /* The entry for req, loaded on face: an advance, or the rendered glyph
@@ -175,13 +219,19 @@ static ftpool_status load(struct glyph_cache *cache,
   FT_Error error;
   if (req->kind == GLYPH_ADVANCE) {
     FT_Fixed advance;
-    if ((error =
-             FT_Get_Advance(face, req->glyph_index, req->load_flags, &advance)))
+    if ((error = loaded_advance(face, req, &advance)))
       return ftpool__fail_freetype(error, 0);
     if (!(*out = new_entry(cache, req, advance_entry_bytes())))
       return ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
     (*out)->value.advance = advance;
     return FTPOOL_OK;
+  }
+  /* The key's colours, whatever a user selected on the face against the
+   * rules: the entry is shared under them. Only a colour load reads them. */
+  if (req->load_flags & FT_LOAD_COLOR) {
+    ftpool_status status = ftpool__colour_set(face, req->key->colour);
+    if (status != FTPOOL_OK)
+      return status;
   }
   if ((error = FT_Load_Glyph(face, req->glyph_index, req->load_flags)))
     return ftpool__fail_freetype(error, 0);
@@ -215,21 +265,21 @@ static ftpool_status load(struct glyph_cache *cache,
   return FTPOOL_OK;
 }
 
-/* Reserves e's bytes against the budget; false if they do not fit and no
- * room could be made. */
-static bool reserve(struct glyph_cache *cache, size_t bytes) {
+/* Reserves e's bytes against the budget, or says why they do not fit. */
+static enum glyph_room reserve(struct glyph_cache *cache, size_t bytes) {
   if (bytes > cache->budget)
-    return false;
+    return GLYPH_ROOM_NONE;
   size_t held = counter_load_relaxed(&cache->bytes);
   for (;;) {
     if (held + bytes <= cache->budget) {
       /* Relaxed: a count; what it admits is published by the chain's CAS. */
       if (counter_cas_relaxed(&cache->bytes, &held, held + bytes))
-        return true;
-    } else if (ftpool__glyph_make_room(cache, bytes)) {
-      held = counter_load_relaxed(&cache->bytes);
+        return GLYPH_ROOM;
     } else {
-      return false;
+      enum glyph_room room = ftpool__glyph_make_room(cache, bytes);
+      if (room != GLYPH_ROOM)
+        return room;
+      held = counter_load_relaxed(&cache->bytes);
     }
   }
 }
@@ -274,23 +324,42 @@ static struct glyph_entry *publish(struct glyph_cache *cache,
   return e;
 }
 
+/* The glyph returned uncached to this acquire before: a repeat renders
+ * nothing and keeps nothing more. */
+static struct glyph_entry *own_search(struct glyph_hold *hold,
+                                      const struct glyph_request *req) {
+  for (struct glyph_entry *e = hold->own; e; e = e->queue_next)
+    if (ftpool__glyph_matches(e, req))
+      return e;
+  return NULL;
+}
+
 ftpool_status ftpool__glyph_miss(struct glyph_cache *cache,
-                                 struct glyph_reader *reader,
+                                 struct glyph_hold *hold,
                                  struct glyph_counts *counts,
                                  const struct glyph_request *req, FT_Face face,
                                  struct glyph_entry **out) {
-  struct glyph_entry *e = NULL;
+  struct glyph_entry *e = own_search(hold, req);
+  if (e) {
+    counter_bump_single_writer(&counts->hits);
+    *out = e;
+    return FTPOOL_OK;
+  }
   ftpool_status status = load(cache, req, face, &e);
   if (status != FTPOOL_OK)
     return status;
   counter_bump_single_writer(&counts->misses);
-  if (cache->buckets && reserve(cache, e->bytes)) {
+  enum glyph_room room =
+      cache->buckets ? reserve(cache, e->bytes) : GLYPH_ROOM_NONE;
+  if (room == GLYPH_ROOM) {
     *out = publish(cache, e, req);
     return FTPOOL_OK;
   }
   counter_bump_single_writer(&counts->uncached);
-  e->queue_next = reader->own;
-  reader->own = e;
+  if (room == GLYPH_ROOM_STALLED)
+    counter_bump_single_writer(&counts->stalled);
+  e->queue_next = hold->own;
+  hold->own = e;
   *out = e;
   return FTPOOL_OK;
 }
@@ -299,6 +368,15 @@ void ftpool__glyph_counts_stats(struct glyph_counts *counts, ftpool_stats *s) {
   s->glyph_hits += counter_load_relaxed(&counts->hits);
   s->glyph_misses += counter_load_relaxed(&counts->misses);
   s->glyph_uncached += counter_load_relaxed(&counts->uncached);
+  s->glyph_uncached_stalled += counter_load_relaxed(&counts->stalled);
+}
+
+void ftpool__glyph_counts_add(struct glyph_counts *into,
+                              struct glyph_counts *from) {
+  counter_add_relaxed(&into->hits, counter_load_relaxed(&from->hits));
+  counter_add_relaxed(&into->misses, counter_load_relaxed(&from->misses));
+  counter_add_relaxed(&into->uncached, counter_load_relaxed(&from->uncached));
+  counter_add_relaxed(&into->stalled, counter_load_relaxed(&from->stalled));
 }
 
 void ftpool__glyph_cache_stats(struct glyph_cache *cache, ftpool_stats *s) {
@@ -306,4 +384,9 @@ void ftpool__glyph_cache_stats(struct glyph_cache *cache, ftpool_stats *s) {
   s->glyph_entries += counter_load_relaxed(&cache->entries);
   s->glyph_bytes_cached += counter_load_relaxed(&cache->bytes);
   s->glyph_bytes_awaiting += counter_load_relaxed(&cache->awaiting);
+  size_t pinned = 0;
+  uint64_t oldest = cache->oldest_pin(cache->oldest_pin_arg, &pinned);
+  s->glyph_readers_pinned += pinned;
+  if (pinned)
+    s->glyph_oldest_pin_age = u64_load_relaxed(&cache->epoch) - oldest;
 }

@@ -15,9 +15,15 @@
  * and retires them with an epoch.
  *
  * Reclamation is by quiescent states: each reader (a context, or with the
- * shared-mutex backend a font) pins the epoch at its first lookup while it
- * has fonts acquired and unpins when it has none. An entry retired with
- * epoch R is freed once no reader holds a pin older than R.
+ * shared-mutex backend a font) pins the epoch at its first lookup and
+ * unpins when every acquire it made a lookup under is given back, or at a
+ * quiescent point (ftpool_quiescent). An entry retired with epoch R is
+ * freed once no reader holds a pin older than R.
+ *
+ * The budget holds what entries keep alive too: each entry reserves its
+ * font's key with its own bytes, and the evictor, taking it in, keeps one
+ * such charge per key for as long as an entry holds it (published or
+ * awaiting reclamation) and gives the others back.
  */
 #ifndef FTPOOL_GLYPH_CACHE_H
 #define FTPOOL_GLYPH_CACHE_H
@@ -38,12 +44,19 @@ enum glyph_kind { GLYPH_RENDERED, GLYPH_ADVANCE };
 struct glyph_key {
   atomic_refcount refs;
   uint64_t hash;
+  size_t bytes;  /* its allocation, charged to the budget */
+  size_t cached; /* the token holder's: entries taken in and not yet freed */
   uint64_t blob_serial;      /* 0 when the bytes are a file's */
   struct file_identity file; /* the file's version, else zeroes */
   FT_Long face_index;
   FT_F26Dot6 char_width, char_height;
   FT_UInt horz_resolution, vert_resolution;
   FT_UInt pixel_width, pixel_height;
+  /* The font's colours (font.h). Not in the hash: lookups without
+   * FT_LOAD_COLOR share entries across them, so only a colour lookup
+   * compares them, and fonts differing only in colours put their colour
+   * glyphs on one hash. */
+  uint64_t colour;
   FT_UInt num_coords;
   FT_Fixed coords[];
 };
@@ -78,29 +91,40 @@ struct glyph_entry {
 };
 
 /* A reader's state: a context's (per-thread backend) or a font's
- * (shared-mutex). */
+ * (shared-mutex). The reader's own but for `pin`, which evictors read. */
 struct glyph_reader {
-  atomic_u64 pin;          /* 0, or the epoch when it pinned */
-  bool pinned;             /* the reader's own */
-  struct glyph_entry *own; /* glyphs returned uncached, freed at unpin */
+  atomic_u64 pin; /* 0, or the epoch when it pinned */
+  bool pinned;
+  size_t holds; /* acquires held that a lookup was made under */
+};
+
+/* An acquire's part: whether a lookup was made under it (then it holds the
+ * reader's pin), and the glyphs returned to it uncached, freed at its
+ * give-back. */
+struct glyph_hold {
+  bool looked_up;
+  struct glyph_entry *own;
 };
 
 /* Lookups, counted by one writer at a time: a context's holder, or the
- * holder of the shared-mutex backend's lock. */
+ * holder of a shared-mutex font. Stalled: uncached because what awaits
+ * reclamation filled its budget (a reader's pin held it). */
 struct glyph_counts {
-  atomic_counter hits, misses, uncached;
+  atomic_counter hits, misses, uncached, stalled;
 };
 
-/* The oldest epoch a reader has pinned, or UINT64_MAX if none is pinned:
- * the backend's walk over its readers. */
-typedef uint64_t (*glyph_oldest_pin_fn)(void *arg);
+/* The oldest epoch a reader has pinned, or UINT64_MAX if none is pinned,
+ * and how many readers are pinned: the backend's walk over its readers. */
+typedef uint64_t (*glyph_oldest_pin_fn)(void *arg, size_t *pinned);
 
 struct glyph_cache {
   FT_Memory memory;
   size_t budget; /* 0: off */
   size_t mask;   /* buckets - 1 */
   atomic_ptr *buckets;
-  atomic_counter bytes;    /* reserved and published entries */
+  /* Reserved and published entries, and the keys entries taken in hold,
+   * each once, until the last such entry is freed. */
+  atomic_counter bytes;
   atomic_counter awaiting; /* retired, not yet freed */
   atomic_counter entries;
   atomic_counter evictions;
@@ -140,37 +164,60 @@ static inline void ftpool__glyph_request_hash(struct glyph_request *req) {
 void ftpool__glyph_reader_init(struct glyph_reader *reader);
 void ftpool__glyph_counts_init(struct glyph_counts *counts);
 
-void ftpool__glyph_pin_slow(struct glyph_cache *cache,
-                            struct glyph_reader *reader);
+void ftpool__glyph_hold_slow(struct glyph_cache *cache,
+                             struct glyph_reader *reader,
+                             struct glyph_hold *hold);
 
-/* The reader's pin, taken before its first lookup while it holds fonts. */
-static inline void ftpool__glyph_pin(struct glyph_cache *cache,
-                                     struct glyph_reader *reader) {
-  if (!reader->pinned)
-    ftpool__glyph_pin_slow(cache, reader);
+/* Before a lookup under the acquire `hold`: the acquire is marked, so that
+ * its give-back ends the reader's pin (unless another marked one is held),
+ * and the reader pinned if it was not. A marked acquire's reader is
+ * pinned, so a lookup after the first costs one test. */
+static inline void ftpool__glyph_hold(struct glyph_cache *cache,
+                                      struct glyph_reader *reader,
+                                      struct glyph_hold *hold) {
+  if (!hold->looked_up)
+    ftpool__glyph_hold_slow(cache, reader, hold);
 }
 
-/* When the reader holds no font any more: no glyph it got is read after. */
-void ftpool__glyph_unpin(struct glyph_cache *cache,
-                         struct glyph_reader *reader);
+void ftpool__glyph_hold_init(struct glyph_hold *hold);
 
-/* ftpool_destroy: frees the reader's own glyphs, reclaiming nothing. */
-void ftpool__glyph_reader_fini(struct glyph_cache *cache,
-                               struct glyph_reader *reader);
+void ftpool__glyph_hold_end_slow(struct glyph_cache *cache,
+                                 struct glyph_reader *reader,
+                                 struct glyph_hold *hold);
 
-/* A fork() child: the reader's thread is gone, so it reads nothing. */
+/* The acquire's last give-back, or a quiescent point for each acquire
+ * held: no glyph got under it is read after. Frees its uncached glyphs
+ * and, with the last hold, unpins the reader. An acquire that looked
+ * nothing up costs a test. */
+static inline void ftpool__glyph_hold_end(struct glyph_cache *cache,
+                                          struct glyph_reader *reader,
+                                          struct glyph_hold *hold) {
+  if (hold->looked_up || hold->own)
+    ftpool__glyph_hold_end_slow(cache, reader, hold);
+}
+
+/* ftpool_destroy: frees the acquire's uncached glyphs, reclaiming
+ * nothing. */
+void ftpool__glyph_hold_fini(struct glyph_cache *cache,
+                             struct glyph_hold *hold);
+
+/* A fork() child: the reader's thread is gone, so it reads nothing; its
+ * acquires' uncached glyphs are leaked, as its stack. */
 void ftpool__glyph_reader_forget(struct glyph_reader *reader);
 
 /* Whether two fonts' keys are equal, apart (the slow path of a hit found
- * through another font of the same file and size). */
+ * through another font of the same file and size), for a lookup with
+ * load_flags. */
 bool ftpool__glyph_same_key_apart(const struct glyph_key *a,
-                                  const struct glyph_key *b);
+                                  const struct glyph_key *b,
+                                  FT_Int32 load_flags);
 
 static inline bool ftpool__glyph_matches(const struct glyph_entry *e,
                                          const struct glyph_request *req) {
   return e->hash == req->hash && e->glyph_index == req->glyph_index &&
          e->load_flags == req->load_flags && e->kind == req->kind &&
-         (e->key == req->key || ftpool__glyph_same_key_apart(e->key, req->key));
+         (e->key == req->key ||
+          ftpool__glyph_same_key_apart(e->key, req->key, req->load_flags));
 }
 
 static inline atomic_ptr *ftpool__glyph_bucket(struct glyph_cache *cache,
@@ -189,13 +236,11 @@ ftpool__glyph_search(struct glyph_entry *e, const struct glyph_request *req) {
   return NULL;
 }
 
-/* The published entry equal to req, counted as a hit, or NULL; pins the
- * reader first. Inline: it is the whole of a hit. */
+/* The published entry equal to req, counted as a hit, or NULL; the reader
+ * is pinned. Inline: it is the whole of a hit. */
 static inline struct glyph_entry *
-ftpool__glyph_hit(struct glyph_cache *cache, struct glyph_reader *reader,
-                  struct glyph_counts *counts,
+ftpool__glyph_hit(struct glyph_cache *cache, struct glyph_counts *counts,
                   const struct glyph_request *req) {
-  ftpool__glyph_pin(cache, reader);
   if (!cache->buckets)
     return NULL;
   struct glyph_entry *e = ftpool__glyph_search(
@@ -211,13 +256,14 @@ ftpool__glyph_hit(struct glyph_cache *cache, struct glyph_reader *reader,
 }
 
 /*
- * A miss: renders (or loads the advance of) req on face, which the caller
- * holds with the font's size active, and publishes it, or if another copy
- * won, returns that; or, if the cache has no room, returns it uncached on
- * the reader's own list. The reader must be pinned.
+ * A miss: the glyph returned uncached to this acquire before, or else
+ * renders (or loads the advance of) req on face, which the caller holds
+ * with the font's size active, and publishes it, or if another copy won,
+ * returns that; or, if the cache has no room, returns it uncached on the
+ * acquire's own list. The reader must be pinned.
  */
 ftpool_status ftpool__glyph_miss(struct glyph_cache *cache,
-                                 struct glyph_reader *reader,
+                                 struct glyph_hold *hold,
                                  struct glyph_counts *counts,
                                  const struct glyph_request *req, FT_Face face,
                                  struct glyph_entry **out);
@@ -233,33 +279,40 @@ ftpool__glyph_check_index(FT_Face face, const struct glyph_request *req) {
 }
 
 /*
- * A lookup on face, which the caller holds: the hit, or the checks a miss
- * needs, then the miss. size_as_set(arg) says whether face's active size is
- * still the font's (a user may set another on an acquired face, and a glyph
- * rendered at it must not be cached under the font's key); asked only on a
- * miss.
+ * A lookup on face, which the caller holds under the acquire `hold`: the
+ * hit, or the checks a miss needs, then the miss. size_as_set(arg) says
+ * whether face's active size is still the font's (a user may set another
+ * on an acquired face, and a glyph rendered at it must not be cached under
+ * the font's key); asked only on a miss.
  */
 static inline ftpool_status
 ftpool__glyph_lookup(struct glyph_cache *cache, struct glyph_reader *reader,
-                     struct glyph_counts *counts,
+                     struct glyph_hold *hold, struct glyph_counts *counts,
                      const struct glyph_request *req, FT_Face face,
                      bool (*size_as_set)(const void *arg), const void *arg,
                      struct glyph_entry **out) {
-  if ((*out = ftpool__glyph_hit(cache, reader, counts, req)))
+  ftpool__glyph_hold(cache, reader, hold);
+  if ((*out = ftpool__glyph_hit(cache, counts, req)))
     return FTPOOL_OK; /* an index cached is in range */
   ftpool_status status = ftpool__glyph_check_index(face, req);
   if (status != FTPOOL_OK)
     return status;
   if (!size_as_set(arg))
     return ftpool__fail(FTPOOL_ERR_SIZE_CHANGED);
-  return ftpool__glyph_miss(cache, reader, counts, req, face, out);
+  return ftpool__glyph_miss(cache, hold, counts, req, face, out);
 }
 
 /* Eviction and reclamation (glyph_evict.c). */
 
-/* Makes room for `need` more bytes, if the token is free: evicts, retires,
- * reclaims. False if the caller should not insert. */
-bool ftpool__glyph_make_room(struct glyph_cache *cache, size_t need);
+/* Whether a miss may insert, and if not, whether because what awaits
+ * reclamation fills its budget (a pin holds it) or for another reason: the
+ * token taken (another thread evicts), the glyph larger than the budget,
+ * every byte reserved by misses in progress. */
+enum glyph_room { GLYPH_ROOM, GLYPH_ROOM_NONE, GLYPH_ROOM_STALLED };
+
+/* Makes room for `need` more bytes, if the token is free: takes in what
+ * was published, evicts, retires, reclaims. */
+enum glyph_room ftpool__glyph_make_room(struct glyph_cache *cache, size_t need);
 
 /* Frees retired entries no reader can hold, now if the token is free,
  * else by its holder when it gives the token back. */
@@ -267,9 +320,13 @@ void ftpool__glyph_reclaim(struct glyph_cache *cache);
 
 void ftpool__glyph_entry_free(struct glyph_cache *cache, struct glyph_entry *e);
 
-/* Statistics of the cache itself (the readers' counters are the
- * backend's to sum). */
+/* Statistics of the cache itself, its pins included (the readers'
+ * counters are the backend's to sum). */
 void ftpool__glyph_cache_stats(struct glyph_cache *cache, ftpool_stats *s);
 void ftpool__glyph_counts_stats(struct glyph_counts *counts, ftpool_stats *s);
+
+/* Adds from's counts to into's; into has one writer, the caller. */
+void ftpool__glyph_counts_add(struct glyph_counts *into,
+                              struct glyph_counts *from);
 
 #endif /* FTPOOL_GLYPH_CACHE_H */

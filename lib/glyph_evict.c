@@ -45,6 +45,20 @@ static void give_token(struct glyph_cache *cache) {
   }
 }
 
+/* An entry taken in: its key's charge stays with the key while any entry
+ * taken in holds it, once; the entry's other copy is given back. */
+static void charge_key(struct glyph_cache *cache, struct glyph_entry *e) {
+  e->bytes -= e->key->bytes;
+  if (e->key->cached++)
+    counter_sub_relaxed(&cache->bytes, e->key->bytes);
+}
+
+/* The last entry taken in that held the key is freed: so is its charge. */
+static void uncharge_key(struct glyph_cache *cache, struct glyph_key *key) {
+  if (--key->cached == 0)
+    counter_sub_relaxed(&cache->bytes, key->bytes);
+}
+
 /* Moves what inserters published since the last run to the queue's head:
  * the stack is newest first, as the queue is. */
 static void take_incoming(struct glyph_cache *cache) {
@@ -54,8 +68,11 @@ static void take_incoming(struct glyph_cache *cache) {
     return;
   struct glyph_entry *last = first;
   first->queue_prev = NULL;
-  for (; last->queue_next; last = last->queue_next)
+  charge_key(cache, first);
+  for (; last->queue_next; last = last->queue_next) {
     last->queue_next->queue_prev = last;
+    charge_key(cache, last->queue_next);
+  }
   last->queue_next = cache->queue_head;
   if (cache->queue_head)
     cache->queue_head->queue_prev = last;
@@ -127,7 +144,7 @@ static void reclaim_held(struct glyph_cache *cache) {
   /* Pairs with the readers' pin fence: a reader whose pin this walk misses
    * pinned after every unlink was visible to it. */
   fence_seq_cst();
-  uint64_t oldest = cache->oldest_pin(cache->oldest_pin_arg);
+  uint64_t oldest = cache->oldest_pin(cache->oldest_pin_arg, NULL);
   FTPOOL_TEST_HOOK(FTPOOL_HOOK_GLYPH_SCANNED);
   /* Each entry leaves the list before it is freed: a fork() child whose
    * parent was in this loop finds the list whole, for ftpool_destroy. */
@@ -137,6 +154,7 @@ static void reclaim_held(struct glyph_cache *cache) {
     if (!e->queue_next)
       cache->retired_tail = NULL;
     counter_sub_relaxed(&cache->awaiting, e->bytes);
+    uncharge_key(cache, e->key);
     ftpool__glyph_entry_free(cache, e);
   }
 }
@@ -152,6 +170,7 @@ static void retire(struct glyph_cache *cache, struct glyph_entry *batch,
   (void)bytes;
   for (struct glyph_entry *next; batch; batch = next) {
     next = batch->queue_next;
+    uncharge_key(cache, batch->key);
     ftpool__glyph_entry_free(cache, batch);
   }
 #else
@@ -173,19 +192,27 @@ static void retire(struct glyph_cache *cache, struct glyph_entry *batch,
   reclaim_held(cache);
 }
 
-bool ftpool__glyph_make_room(struct glyph_cache *cache, size_t need) {
+enum glyph_room ftpool__glyph_make_room(struct glyph_cache *cache,
+                                        size_t need) {
   if (!take_token(cache))
-    return false;
+    return GLYPH_ROOM_NONE;
   take_incoming(cache);
   reclaim_held(cache);
   struct glyph_entry *batch = NULL;
   size_t bytes = 0, count = 0;
   size_t awaiting = counter_load_relaxed(&cache->awaiting);
+  enum glyph_room room = GLYPH_ROOM;
   while (counter_load_relaxed(&cache->bytes) + need > cache->budget) {
     struct glyph_entry *e = next_victim(cache);
-    /* What awaits reclamation stays within the budget too. */
-    if (!e || awaiting + bytes + e->bytes > cache->budget)
+    if (!e) {
+      room = GLYPH_ROOM_NONE; /* all is reserved by misses in progress */
       break;
+    }
+    /* What awaits reclamation stays within the budget too. */
+    if (awaiting + bytes + e->bytes > cache->budget) {
+      room = GLYPH_ROOM_STALLED;
+      break;
+    }
     dequeue(cache, e);
     unlink_entry(cache, e);
     counter_sub_relaxed(&cache->bytes, e->bytes);
@@ -197,7 +224,11 @@ bool ftpool__glyph_make_room(struct glyph_cache *cache, size_t need) {
   }
   if (batch)
     retire(cache, batch, bytes, count);
-  bool room = counter_load_relaxed(&cache->bytes) + need <= cache->budget;
+  /* Retiring reclaims, which may have freed keys' charges. */
+  if (counter_load_relaxed(&cache->bytes) + need <= cache->budget)
+    room = GLYPH_ROOM;
+  else if (room == GLYPH_ROOM)
+    room = GLYPH_ROOM_NONE; /* misses reserved what was evicted */
   give_token(cache);
   return room;
 }

@@ -18,10 +18,13 @@ static uint64_t mix(uint64_t h, uint64_t v) {
 }
 
 struct glyph_key *ftpool__glyph_key_new(const ftpool_font *font) {
-  struct glyph_key *k = ftpool__memory_alloc(
-      font->pool->memory, sizeof *k + font->num_coords * sizeof *font->coords);
+  size_t bytes =
+      sizeof(struct glyph_key) + font->num_coords * sizeof *font->coords;
+  struct glyph_key *k = ftpool__memory_alloc(font->pool->memory, bytes);
   if (!k)
     return NULL;
+  k->bytes = bytes;
+  k->cached = 0;
   refcount_init(&k->refs);
   refcount_add_relaxed(&k->refs);
   const ftpool_blob *blob = font->blob;
@@ -38,6 +41,7 @@ struct glyph_key *ftpool__glyph_key_new(const ftpool_font *font) {
   k->vert_resolution = font->vert_resolution;
   k->pixel_width = font->pixel_width;
   k->pixel_height = font->pixel_height;
+  k->colour = font->colour;
   k->num_coords = font->num_coords;
   if (font->num_coords)
     memcpy(k->coords, font->coords, font->num_coords * sizeof *font->coords);
@@ -46,6 +50,8 @@ struct glyph_key *ftpool__glyph_key_new(const ftpool_font *font) {
   h = mix(h, k->file.size);
   h = mix(h, (uint64_t)k->file.mtime_sec);
   h = mix(h, (uint64_t)k->file.mtime_nsec);
+  h = mix(h, (uint64_t)k->file.ctime_sec);
+  h = mix(h, (uint64_t)k->file.ctime_nsec);
   h = mix(h, (uint64_t)k->face_index);
   h = mix(h, (uint64_t)k->char_width);
   h = mix(h, (uint64_t)k->char_height);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "instance.h"
 
+#include <stddef.h>
+
 #include "context.h"
 #include "errors.h"
 #include "font_face.h"
@@ -17,10 +19,11 @@ struct instance {
   FT_Size size;
   FT_Size_Metrics metrics; /* as set: shows a user's own size change */
   FT_CharMap charmap;
-  size_t uses;            /* acquires not given back */
-  size_t last_used;       /* the LRU clock at its last give-back */
-  uint64_t thread;        /* the last thread that acquired it */
-  struct instance *outer; /* `current` when it was acquired */
+  size_t uses;              /* acquires not given back */
+  size_t last_used;         /* the LRU clock at its last give-back */
+  uint64_t thread;          /* the last thread that acquired it */
+  struct instance *outer;   /* `current` when it was acquired */
+  struct glyph_hold glyphs; /* while acquired: its part in the glyph cache */
   struct instance_data data;
   struct context *context;
   struct instance *prev, *next; /* the context's records */
@@ -171,6 +174,7 @@ static struct instance *new_record(struct context *c, ftpool_font *font) {
     inst->mail.kind = &font_gone_mail;
     inst->font = font;
     inst->context = c;
+    ftpool__glyph_hold_init(&inst->glyphs);
   }
   return inst;
 }
@@ -242,9 +246,10 @@ ftpool_status ftpool__instance_prepare(struct context *c, ftpool_font *font) {
 }
 
 /* The face as the font describes it: its size active and as set, its
- * charmap, no transform. Each step but a size set again rewrites a field
- * whole, so one cut short (by a fork) is put right by the next acquire;
- * setting a size allocates, and is bracketed. */
+ * charmap, no transform, its colours. Each step but a size set again
+ * rewrites a field whole, or records that it is done after doing it, so
+ * one cut short (by a fork) is put right by the next acquire; setting a
+ * size allocates, and is bracketed. */
 static ftpool_status reset_face(struct context *c, struct instance *inst,
                                 ftpool_font *font) {
   FT_Face face = inst->face->face;
@@ -261,7 +266,7 @@ static ftpool_status reset_face(struct context *c, struct instance *inst,
   if (face->charmap != inst->charmap)
     face->charmap = inst->charmap; /* FT_Set_Charmap refuses NULL */
   FT_Set_Transform(face, NULL, NULL);
-  return FTPOOL_OK;
+  return ftpool__font_face_colour(inst->face, font);
 }
 
 ftpool_status ftpool__instance_acquire(struct context *c, ftpool_font *font,
@@ -314,9 +319,24 @@ struct instance *ftpool__instance_acquired(struct context *c, ftpool_font *font,
   return NULL;
 }
 
-bool ftpool__instance_size_as_set(const struct instance *inst) {
+struct glyph_hold *ftpool__instance_glyph_hold(struct context *c,
+                                               ftpool_font *font,
+                                               FT_Face face) {
+  struct instance *inst = ftpool__instance_acquired(c, font, face);
+  return inst ? &inst->glyphs : NULL;
+}
+
+bool ftpool__instance_size_as_set(const struct glyph_hold *hold) {
+  const struct instance *inst =
+      (const struct instance *)((const char *)hold -
+                                offsetof(struct instance, glyphs));
   return inst->face->face->size == inst->size &&
          !ftpool__size_changed(inst->size, &inst->metrics);
+}
+
+void ftpool__instances_quiescent(struct context *c) {
+  for (struct instance *i = c->fonts.current; i; i = i->outer)
+    ftpool__glyph_hold_end(&c->pool->glyphs, &c->glyphs, &i->glyphs);
 }
 
 static void drop_record(struct context *c, struct instance *inst);
@@ -335,13 +355,12 @@ static void put_down(struct context *c, struct instance *inst) {
         i->outer = inst->outer;
         break;
       }
-  uintptr_t in_use = word_load_relaxed(&s->in_use) - 1;
-  word_store_relaxed(&s->in_use, in_use);
+  word_store_relaxed(&s->in_use, word_load_relaxed(&s->in_use) - 1);
   inst->last_used = ++s->clock;
   count_idle(s, true);
   ftpool__context_leave(c);
-  if (!in_use && c->glyphs.pinned) /* no glyph it got is read after this */
-    ftpool__glyph_unpin(&c->pool->glyphs, &c->glyphs);
+  /* No glyph got under this acquire is read after this. */
+  ftpool__glyph_hold_end(&c->pool->glyphs, &c->glyphs, &inst->glyphs);
   if (inst->gone)
     drop_record(c, inst);
 }
@@ -456,6 +475,7 @@ void ftpool__fonts_destroy(struct context *c, ftpool_font **dead) {
   while (s->records) {
     struct instance *inst = s->records;
     ftpool__instance_data_destroy_in(c->pool, &inst->data);
+    ftpool__glyph_hold_fini(&c->pool->glyphs, &inst->glyphs);
     if (!inst->gone && !inst->font->dying) {
       inst->font->dying = true;
       inst->font->dead_next = *dead;

@@ -61,11 +61,20 @@ struct instance_data *ftpool__instance_data(struct context *c,
                                             ftpool_font *font, FT_Face face);
 
 /* The instance behind a face this context's holder acquired from font, or
- * NULL; and whether its size is still the font's (a user may set another
- * on an acquired face). */
+ * NULL. */
 struct instance *ftpool__instance_acquired(struct context *c, ftpool_font *font,
                                            FT_Face face);
-bool ftpool__instance_size_as_set(const struct instance *inst);
+
+/* Holder only: the glyph cache's part of the acquire of face from font,
+ * or NULL; and whether that acquire's size is still the font's (a user may
+ * set another on an acquired face). */
+struct glyph_hold *ftpool__instance_glyph_hold(struct context *c,
+                                               ftpool_font *font, FT_Face face);
+bool ftpool__instance_size_as_set(const struct glyph_hold *hold);
+
+/* Holder only: ftpool_quiescent; no glyph the holder got under the
+ * instances it holds is read after. */
+void ftpool__instances_quiescent(struct context *c);
 
 /* Any thread, on a font's last release: drops the instance of self (the
  * caller's context, or NULL) and hands each other instance record to its

@@ -301,28 +301,38 @@ static struct instance_data *pt_font_data(ftpool_font *font, FT_Face face) {
   return c ? ftpool__instance_data(c, font, face) : NULL;
 }
 
-static bool instance_size_as_set(const void *inst) {
-  return ftpool__instance_size_as_set(inst);
+static bool instance_size_as_set(const void *hold) {
+  return ftpool__instance_size_as_set(hold);
 }
 
 static ftpool_status pt_font_glyph(ftpool_font *font, FT_Face face,
                                    const struct glyph_request *req,
                                    struct glyph_entry **out) {
   struct context *c = held_context(as_per_thread(font->pool));
-  struct instance *inst = c ? ftpool__instance_acquired(c, font, face) : NULL;
-  if (!inst)
+  struct glyph_hold *hold =
+      c ? ftpool__instance_glyph_hold(c, font, face) : NULL;
+  if (!hold)
     return ftpool__fail(FTPOOL_ERR_NOT_ACQUIRED);
-  return ftpool__glyph_lookup(&font->pool->glyphs, &c->glyphs, &c->glyph_counts,
-                              req, face, instance_size_as_set, inst, out);
+  return ftpool__glyph_lookup(&font->pool->glyphs, &c->glyphs, hold,
+                              &c->glyph_counts, req, face, instance_size_as_set,
+                              hold, out);
+}
+
+static void pt_quiescent(ftpool *base) {
+  struct context *c = held_context(as_per_thread(base));
+  if (c)
+    ftpool__instances_quiescent(c);
 }
 
 /* The glyph cache's readers are the contexts. */
-static uint64_t oldest_pin(void *arg) {
+static uint64_t oldest_pin(void *arg, size_t *pinned) {
   uint64_t oldest = UINT64_MAX;
   for (struct context *c = ftpool__registry_first(arg); c; c = c->next) {
     /* Acquire pairs with the reader's release unpin: its reads of what it
      * unpinned happen before the free that follows. */
     uint64_t pin = u64_load_acquire(&c->glyphs.pin);
+    if (pin && pinned)
+      ++*pinned;
     if (pin && pin < oldest)
       oldest = pin;
   }
@@ -383,7 +393,6 @@ static void pt_destroy(ftpool *base) {
   while (c) {
     struct context *next = c->next;
     if (!word_load_relaxed(&c->quarantined)) {
-      ftpool__glyph_reader_fini(&base->glyphs, &c->glyphs);
       ftpool__context_drain(c);
       ftpool__fonts_destroy(c, &dead);
       FT_Done_Library(c->library);
@@ -414,6 +423,7 @@ static const struct backend per_thread_backend = {
     .font_data = pt_font_data,
     .font_gone = pt_font_gone,
     .font_glyph = pt_font_glyph,
+    .quiescent = pt_quiescent,
 };
 
 ftpool_status ftpool__per_thread_create(const ftpool_config *config,

@@ -79,6 +79,8 @@ struct backend {
   ftpool_status (*font_glyph)(ftpool_font *font, FT_Face face,
                               const struct glyph_request *req,
                               struct glyph_entry **out);
+  /* ftpool_quiescent: the caller reads no glyph it got before. */
+  void (*quiescent)(ftpool *pool);
 };
 
 /* The first member of each backend's pool structure. */

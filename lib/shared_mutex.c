@@ -21,17 +21,13 @@ static struct shared_mutex_pool *pools;
 #if FTPOOL_FORK_HANDLERS
 static void before_fork(void) {
   pthread_mutex_lock(&pools_lock);
-  for (struct shared_mutex_pool *p = pools; p; p = p->next) {
-    pthread_mutex_lock(&p->glyph_mutex);
+  for (struct shared_mutex_pool *p = pools; p; p = p->next)
     pthread_mutex_lock(&p->mutex);
-  }
 }
 
 static void after_fork(void) {
-  for (struct shared_mutex_pool *p = pools; p; p = p->next) {
+  for (struct shared_mutex_pool *p = pools; p; p = p->next)
     pthread_mutex_unlock(&p->mutex);
-    pthread_mutex_unlock(&p->glyph_mutex);
-  }
   pthread_mutex_unlock(&pools_lock);
 }
 
@@ -111,10 +107,7 @@ static void sm_stats(ftpool *base, ftpool_stats *s) {
   ftpool__sm_fonts_stats(pool, s);
   pthread_mutex_unlock(&pool->mutex);
   s->faces_open = s->faces_opened - s->faces_closed;
-  pthread_mutex_lock(&pool->glyph_mutex);
-  ftpool__glyph_counts_stats(&pool->glyph_counts, s);
-  ftpool__glyph_cache_stats(&base->glyphs, s);
-  pthread_mutex_unlock(&pool->glyph_mutex);
+  ftpool__glyph_cache_stats(&base->glyphs, s); /* takes `mutex` */
 }
 
 static void sm_destroy(ftpool *base) {
@@ -123,7 +116,6 @@ static void sm_destroy(ftpool *base) {
   ftpool__sm_fonts_destroy(pool);
   ftpool__glyph_cache_fini(&base->glyphs);
   FT_Done_Library(pool->library);
-  pthread_mutex_destroy(&pool->glyph_mutex);
   pthread_mutex_destroy(&pool->mutex);
   ftpool__pool_fini_header(base);
   ftpool__memory_free(base->memory, pool);
@@ -142,6 +134,7 @@ static const struct backend shared_mutex_backend = {
     .font_data = ftpool__sm_font_data,
     .font_gone = ftpool__sm_font_gone,
     .font_glyph = ftpool__sm_font_glyph,
+    .quiescent = ftpool__sm_quiescent,
 };
 
 ftpool_status ftpool__shared_mutex_create(const ftpool_config *config,
@@ -167,9 +160,8 @@ ftpool_status ftpool__shared_mutex_create(const ftpool_config *config,
     ftpool__memory_free(config->memory, pool);
     return status;
   }
-  ftpool__glyph_counts_init(&pool->glyph_counts);
+  ftpool__glyph_counts_init(&pool->gone_counts);
   pthread_mutex_init(&pool->mutex, NULL);
-  pthread_mutex_init(&pool->glyph_mutex, NULL);
   link_pool(pool);
   *out = &pool->base;
   return FTPOOL_OK;

@@ -25,10 +25,9 @@ struct shared_mutex_pool {
   size_t closed;
   struct sm_font *fonts; /* live fonts, for destroy */
   size_t fonts_made;
-  /* The glyph cache's lock, taken for every lookup, hits included, as
-   * Skia's and cairo's are; before `mutex` where both are taken. */
-  pthread_mutex_t glyph_mutex;
-  struct glyph_counts glyph_counts; /* under glyph_mutex */
+  /* The glyph lookups of fonts gone, under `mutex`; each live font counts
+   * its own. */
+  struct glyph_counts gone_counts;
 };
 
 static inline struct shared_mutex_pool *as_shared(ftpool *pool) {
@@ -49,7 +48,10 @@ ftpool_status ftpool__sm_font_glyph(ftpool_font *font, FT_Face face,
                                     struct glyph_entry **out);
 
 /* The glyph cache's readers, one per font: the oldest pin; takes `mutex`. */
-uint64_t ftpool__sm_fonts_oldest_pin(void *pool);
+uint64_t ftpool__sm_fonts_oldest_pin(void *pool, size_t *pinned);
+
+/* ftpool_quiescent: ends the holds of the fonts the caller holds. */
+void ftpool__sm_quiescent(ftpool *pool);
 
 /* A fork() child, holding every lock: the fonts the forking thread holds
  * stay its own, the others have no reader left. */

@@ -17,7 +17,11 @@ struct sm_font {
   size_t uses; /* under lock */
   size_t bytes;
   struct instance_data data;
-  struct glyph_reader glyphs; /* under lock and the pool's glyph_mutex */
+  /* The glyph cache's reader, the holder's part and counts: under lock but
+   * for what evictors and statistics read. */
+  struct glyph_reader glyphs;
+  struct glyph_hold hold;
+  struct glyph_counts counts;
   /* While held: the holder's list of the fonts it holds (held_key), edited
    * by the holder alone, under the fonts' locks. */
   struct sm_font *held_prev, *held_next;
@@ -37,14 +41,10 @@ struct sm_font {
 static pthread_key_t held_key;
 static int held_key_error;
 
-/* The holder's, when it holds the font no more: the glyphs it got are not
- * read after. */
-static void unpin(struct shared_mutex_pool *pool, struct sm_font *sm) {
-  if (!sm->glyphs.pinned)
-    return;
-  pthread_mutex_lock(&pool->glyph_mutex);
-  ftpool__glyph_unpin(&pool->base.glyphs, &sm->glyphs);
-  pthread_mutex_unlock(&pool->glyph_mutex);
+/* The holder's, when it holds the font no more or passes a quiescent
+ * point: the glyphs it got are not read after. */
+static void hold_end(struct shared_mutex_pool *pool, struct sm_font *sm) {
+  ftpool__glyph_hold_end(&pool->base.glyphs, &sm->glyphs, &sm->hold);
 }
 
 static void give_back_at_exit(void *first) {
@@ -53,7 +53,7 @@ static void give_back_at_exit(void *first) {
     size_t uses = sm->uses;
     sm->uses = 0;
     if (uses)
-      unpin(as_shared(sm->font->pool), sm);
+      hold_end(as_shared(sm->font->pool), sm);
     /* Relaxed: set by a thread that failed to take the lock we hold; read
      * either way it is safe, since such an sm is never freed. */
     if (!word_load_relaxed(&sm->orphaned))
@@ -106,6 +106,9 @@ static ftpool_status open_font(struct shared_mutex_pool *pool,
     if (error)
       status = ftpool__fail_freetype(error, 0);
   }
+  /* Once: the face is the font's alone. */
+  if (status == FTPOOL_OK && font->colour != 0)
+    status = ftpool__colour_set(sm->face, font->colour);
   if (status != FTPOOL_OK) {
     FT_Done_Face(sm->face);
     return status;
@@ -132,6 +135,8 @@ ftpool_status ftpool__sm_font_prepare(ftpool_font *font) {
     return ftpool__fail(FTPOOL_ERR_OUT_OF_MEMORY);
   word_init(&sm->orphaned, 0);
   ftpool__glyph_reader_init(&sm->glyphs);
+  ftpool__glyph_hold_init(&sm->hold);
+  ftpool__glyph_counts_init(&sm->counts);
   pthread_mutex_lock(&pool->mutex);
   size_t before = ftpool__library_memory_bytes(&pool->memory);
   ftpool_status status = open_font(pool, font, sm);
@@ -202,7 +207,7 @@ ftpool_status ftpool__sm_font_give_back(ftpool_font *font, FT_Face face) {
     return ftpool__fail(FTPOOL_ERR_NOT_ACQUIRED);
   if (--sm->uses == 0) {
     unhold(sm);
-    unpin(as_shared(font->pool), sm);
+    hold_end(as_shared(font->pool), sm);
   }
   pthread_mutex_unlock(&sm->lock);
   pthread_mutex_unlock(&sm->lock);
@@ -214,28 +219,40 @@ static bool size_as_set(const void *arg) {
   return !ftpool__size_changed(sm->face->size, &sm->metrics);
 }
 
+/* The table is the per-thread backend's: a hit takes no lock but the
+ * font's, which the caller holds already (a recursive lock taken again
+ * never waits), and a miss renders on the font's face under that lock
+ * alone. */
 ftpool_status ftpool__sm_font_glyph(ftpool_font *font, FT_Face face,
                                     const struct glyph_request *req,
                                     struct glyph_entry **out) {
   struct sm_font *sm = font->sm;
   if (!held_by_caller(sm, face))
     return ftpool__fail(FTPOOL_ERR_NOT_ACQUIRED);
-  struct shared_mutex_pool *pool = as_shared(font->pool);
-  pthread_mutex_lock(&pool->glyph_mutex);
   ftpool_status status =
-      ftpool__glyph_lookup(&pool->base.glyphs, &sm->glyphs, &pool->glyph_counts,
-                           req, face, size_as_set, sm, out);
-  pthread_mutex_unlock(&pool->glyph_mutex);
+      ftpool__glyph_lookup(&font->pool->glyphs, &sm->glyphs, &sm->hold,
+                           &sm->counts, req, face, size_as_set, sm, out);
   pthread_mutex_unlock(&sm->lock); /* held_by_caller's */
   return status;
 }
 
-uint64_t ftpool__sm_fonts_oldest_pin(void *arg) {
+void ftpool__sm_quiescent(ftpool *base) {
+  for (struct sm_font *sm = pthread_getspecific(held_key); sm;
+       sm = sm->held_next)
+    if (sm->font->pool == base)
+      hold_end(as_shared(base), sm);
+}
+
+uint64_t ftpool__sm_fonts_oldest_pin(void *arg, size_t *pinned) {
   struct shared_mutex_pool *pool = arg;
   uint64_t oldest = UINT64_MAX;
   pthread_mutex_lock(&pool->mutex);
   for (struct sm_font *sm = pool->fonts; sm; sm = sm->next) {
-    uint64_t pin = u64_load_relaxed(&sm->glyphs.pin); /* under glyph_mutex */
+    /* Acquire pairs with the holder's release unpin: its reads of what it
+     * unpinned happen before the free that follows. */
+    uint64_t pin = u64_load_acquire(&sm->glyphs.pin);
+    if (pin && pinned)
+      ++*pinned;
     if (pin && pin < oldest)
       oldest = pin;
   }
@@ -251,6 +268,7 @@ void ftpool__sm_fonts_in_child(struct shared_mutex_pool *pool) {
       held = held->held_next;
     if (!held) {
       ftpool__glyph_reader_forget(&sm->glyphs);
+      ftpool__glyph_hold_init(&sm->hold); /* its glyphs leaked, as its stack */
       continue;
     }
     /* A recursive lock records its owner's thread id, which the forking
@@ -297,7 +315,7 @@ static bool unlock_for_free(struct shared_mutex_pool *pool,
   }
   if (sm->uses) {
     unhold(sm);
-    unpin(pool, sm);
+    hold_end(pool, sm);
   }
   for (size_t locks = sm->uses + 1; locks; locks--)
     pthread_mutex_unlock(&sm->lock);
@@ -312,6 +330,9 @@ void ftpool__sm_font_gone(ftpool_font *font) {
   ftpool__instance_data_destroy_in(&pool->base, &sm->data);
   pthread_mutex_lock(&pool->mutex);
   unlink_font(pool, sm);
+  /* Its lookups stay in the statistics. Relaxed: the holder's counts, and
+   * every holder gave the font back before its last release. */
+  ftpool__glyph_counts_add(&pool->gone_counts, &sm->counts);
   FT_Done_Face(sm->face);
   pthread_mutex_unlock(&pool->mutex);
   if (unlock_for_free(pool, sm))
@@ -319,10 +340,12 @@ void ftpool__sm_font_gone(ftpool_font *font) {
 }
 
 void ftpool__sm_fonts_stats(struct shared_mutex_pool *pool, ftpool_stats *s) {
+  ftpool__glyph_counts_stats(&pool->gone_counts, s);
   for (struct sm_font *sm = pool->fonts; sm; sm = sm->next) {
     s->font_instances++;
     s->font_faces++;
     s->font_instance_bytes += sm->bytes;
+    ftpool__glyph_counts_stats(&sm->counts, s);
   }
   s->font_instances_created = pool->fonts_made;
 }

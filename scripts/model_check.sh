@@ -3,28 +3,36 @@
 # Model-checks the context protocol (docs/design.pml), its fork() recovery
 # (docs/fork.pml), a shared font's instance lifetime (docs/font.pml) and the
 # glyph cache's reclamation (docs/glyph.pml) with spin: each model must hold
-# in every state (exhaustive search; fork.pml and glyph.pml at three sets of
-# bounds each), each negative control, a mutation of one step, must make
-# spin break the assertion named below, and each probe of fork.pml and
+# in every state (exhaustive search; fork.pml at three sets of bounds,
+# glyph.pml at four), each negative control, a mutation of one step, must
+# make spin break the assertion named below, and each probe of fork.pml and
 # glyph.pml must be reached (the model is not vacuous).
 #
-# glyph.pml: readers that pin the epoch (a load, then a store: any step of
-# another thread between), walk a chain of atomic links and read what they
-# found until they unpin; misses that publish a copy by CAS after searching
-# the chain, and search again after a failed CAS; one evictor at a time (the
+# glyph.pml: readers (contexts) that hold an outer font and acquire and
+# give back an inner one under it; a lookup under an acquire counts it
+# (its looked_up flag, the context's count) and pins the epoch if the
+# context is not pinned (a load, then a store: any step of another thread
+# between), walks a chain of atomic links, and what it found is read until
+# that acquire's give-back or the thread's next quiescent point; the last
+# give-back of a counted acquire unpins when the count reaches 0, a
+# quiescent point unpins and clears the flags and the count, and the next
+# lookup pins again; misses that publish a copy by CAS after searching the
+# chain, and search again after a failed CAS; one evictor at a time (the
 # token) that unlinks any entry (the head by CAS, an inner one by a store),
 # retires it with fetch_add(epoch) + 1 and frees what is older than every
 # pin; an unpin that asks for a reclaim, served by the token's holder when
-# it gives the token back; thread exit (the unpin) and a fork whose child
-# clears the gone threads' pins; ftpool_destroy. It checks that no freed
-# entry is ever read, that a chain holds exactly its linked entries with no
-# two equal, that once every thread has ended nothing retired is left (in a
-# fork child, after the survivor's next reclaim, unless a gone evictor
-# keeps the token), and that destroy frees nothing twice. Its controls free
-# at once, pin after the walk, free one epoch too new, keep gone threads'
-# pins, publish without the re-check, bump the epoch before the unlink,
-# unlink a head by a store, and two are the code before da0aeaf: a reclaim
-# that gives up when the token is taken, and frees before unlisting.
+# it gives the token back; thread exit (its give-backs) and a fork whose
+# child clears the gone threads' pins; ftpool_destroy. It checks that no
+# freed entry is ever read, that a chain holds exactly its linked entries
+# with no two equal, that once every thread has ended nothing retired is
+# left (in a fork child, after the survivor's next reclaim, unless a gone
+# evictor keeps the token), and that destroy frees nothing twice. Its
+# controls free at once, pin after the walk, free one epoch too new, keep
+# gone threads' pins, publish without the re-check, bump the epoch before
+# the unlink, unlink a head by a store, leave the context marked pinned at
+# a quiescent point, unpin at every counted give-back whatever the count,
+# and two are the code before da0aeaf: a reclaim that gives up when the
+# token is taken, and frees before unlisting.
 #
 # Installs spin if missing. About 5 min and 1.1 GiB on 2 cores.
 # Usage: scripts/model_check.sh
@@ -116,21 +124,28 @@ declare -A glyph_expect=(
   [HEAD_STORE]='((es[gc]!=2)||(gvis&(1<<gc)))' # a linked entry not in the chain
   [NO_REQUEST]='(stuck||(es[t]!=4))'
   [FREE_BEFORE_UNLIST]='(es[t]!=5)' # ftpool_destroy frees an entry again
+  [QUIESCENT_STAYS_PINNED]=$glyph_read # a lookup after it walks unpinned
+  [UNPIN_PER_GIVEBACK]=$glyph_read     # the outer font's glyph, freed
 )
 glyph_controls=(
   FREE_AT_ONCE PIN_AFTER_READ OFF_BY_ONE NO_FORGET NO_RECHECK EPOCH_FIRST
-  HEAD_STORE NO_REQUEST FREE_BEFORE_UNLIST
+  HEAD_STORE NO_REQUEST FREE_BEFORE_UNLIST QUIESCENT_STAYS_PINNED
+  UNPIN_PER_GIVEBACK
 )
-# glyph.pml's bounds: two threads that may make any call (the model's
-# defaults); a reader, a reader that gives back and pins again, and a
-# thread that may make any call; two misses on the same glyph and a thread
-# that may make any call. Each set is searched exhaustively.
+# glyph.pml's bounds: two threads that may make any call (nested fonts and
+# quiescent points included: the model's defaults); a reader, a reader
+# that may give its font back, and a thread that may make any call; two
+# misses on the same glyph and a thread that may make any call; a reader
+# that nests an inner font in its outer one and passes quiescent points,
+# with six calls (hits, acquires, give-backs, quiescent points), and a
+# reader that evicts up to twice. Each set is searched exhaustively.
 glyph_bounds=(
   ""
-  "-DNT=3 -DMENU0=HIT -DOPS0=1 -DMENU1=HIT+UNPIN -DOPS1=2"
+  "-DNT=3 -DMENU0=HIT -DOPS0=1 -DMENU1=HIT+GIVE -DOPS1=2"
   "-DNT=3 -DMENU0=MISS -DOPS0=1 -DMENU1=MISS -DOPS1=1"
+  "-DMENU0=HIT+ACQ+GIVE+QUIESCENT -DOPS0=6 -DMENU1=HIT+EVICT -DOPS1=3"
 )
-glyph_probes=(1 2 3 4 5 6 7 8 9 10)
+glyph_probes=(1 2 3 4 5 6 7 8 9 10 11 12 13)
 declare -A glyph_probe_bounds=([10]=${glyph_bounds[1]}) # two threads gone
 
 # build MODEL DIR OPT [spin -D flags...]: generates and compiles the verifier

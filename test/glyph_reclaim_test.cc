@@ -5,9 +5,9 @@
 // test hook parks the holder right after it read the pins (it saw the
 // reader still pinned), the reader unpins meanwhile and cannot take the
 // token; without the request the holder serves, the glyphs would await
-// reclamation until some later miss. Per-thread backend only: the
-// shared-mutex backend reclaims under its glyph mutex, so an unpin there
-// never finds the token taken.
+// reclamation until some later miss. Both backends: the shared-mutex one
+// takes no lock around the cache either (its readers are fonts: the two
+// threads' fonts are of one file and size).
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -29,9 +29,11 @@ std::atomic<bool> parked{false}, resume{false};
 class GlyphReclaimTest : public GlyphPoolTest {};
 
 TEST_P(GlyphReclaimTest, AnUnpinDuringAnotherThreadsReclaimIsServed) {
-  MakePool(8192); // a dozen 24 px glyphs
-  ftpool_font *font = Font(kSans, 24);
-  ASSERT_NE(font, nullptr);
+  parked = resume = false; // each backend's run
+  MakePool(8192);          // a dozen 24 px glyphs
+  // A font each: with the shared-mutex backend a held font is locked.
+  ftpool_font *font = Font(kSans, 24), *other = Font(kSans, 24);
+  ASSERT_TRUE(font && other);
 
   // The reader: pinned, until told to give its font back.
   std::atomic<bool> pinned{false}, give_back{false};
@@ -47,11 +49,11 @@ TEST_P(GlyphReclaimTest, AnUnpinDuringAnotherThreadsReclaimIsServed) {
   // The evictor: misses past the budget, then gives back; its unpin takes
   // the token to reclaim, reads the reader's pin, and parks.
   std::thread evictor([&] {
-    FT_Face face = Acquire(font);
+    FT_Face face = Acquire(other);
     for (FT_ULong c = 'a'; c <= 'z'; c++)
-      Glyph(font, face, FT_Get_Char_Index(face, c));
+      Glyph(other, face, FT_Get_Char_Index(face, c));
     park_after_scan = true;
-    GiveBack(font, face);
+    GiveBack(other, face);
     park_after_scan = false;
   });
   ASSERT_TRUE(Await(parked)) << "the evictor never reclaimed";
@@ -68,8 +70,10 @@ TEST_P(GlyphReclaimTest, AnUnpinDuringAnotherThreadsReclaimIsServed) {
       << "no reader holds a font, yet evicted glyphs await reclamation";
 }
 
-INSTANTIATE_TEST_SUITE_P(PerThread, GlyphReclaimTest,
-                         ::testing::Values(FTPOOL_BACKEND_PER_THREAD));
+INSTANTIATE_TEST_SUITE_P(Backends, GlyphReclaimTest,
+                         ::testing::Values(FTPOOL_BACKEND_PER_THREAD,
+                                           FTPOOL_BACKEND_SHARED_MUTEX),
+                         BackendName);
 
 } // namespace
 } // namespace ftpool_test

@@ -476,6 +476,12 @@ TEST_P(HppTest, BadFontDescriptionsThrowTheirStatus) {
       FTPOOL_ERR_NOT_VARIABLE);
   EXPECT_EQ(status_of(FontDesc().file(kSans).char_size(0x7FFFFFFF)),
             FTPOOL_ERR_INVALID_SIZE);
+  // DejaVu has no CPAL: palette 0 only; any foreground colour.
+  const FT_Color red = {0, 0, 0xFF, 0xFF};
+  EXPECT_EQ(status_of(FontDesc().file(kSans).pixel_size(24).palette(1)),
+            FTPOOL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(status_of(FontDesc().file(kSans).pixel_size(24).foreground(&red)),
+            FTPOOL_OK);
   ftpool_cpp::Blob junk = pool_.blob_copy(kGarbage.data(), kGarbage.size());
   try {
     (void)pool_.font(FontDesc().bytes(junk).pixel_size(24));

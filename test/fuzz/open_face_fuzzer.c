@@ -342,6 +342,10 @@ static void try_font(ftpool *pool, ftpool_blob *blob, const uint8_t *data,
     for (long g = 0; g < glyphs; g++) {
       render(face, (FT_UInt)g);
       cached(font, face, (FT_UInt)g);
+      /* A quiescent point now and then, with the font held: the glyphs
+       * got before are dropped, and the next lookup pins again. */
+      if (g % 4 == 3)
+        check_ok(ftpool_quiescent(pool), "ftpool_quiescent");
     }
     check_ok(ftpool_font_give_back(font, face), "ftpool_font_give_back");
   }

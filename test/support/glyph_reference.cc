@@ -132,25 +132,41 @@ uint32_t Get(const std::vector<unsigned char> &b, size_t at, int bytes) {
 std::vector<unsigned char>
 WithColourLayers(const std::vector<unsigned char> &ttf, FT_UInt base,
                  FT_UInt layer0, FT_UInt layer1) {
-  // COLR v0: a header, one base glyph record, two layer records.
-  std::vector<unsigned char> colr(14 + 6 + 2 * 4);
-  Put(colr, 2, 1, 2);       // numBaseGlyphRecords
-  Put(colr, 4, 14, 4);      // baseGlyphRecordsOffset
-  Put(colr, 8, 20, 4);      // layerRecordsOffset
-  Put(colr, 12, 2, 2);      // numLayerRecords
-  Put(colr, 14, base, 2);   // glyphID, firstLayerIndex 0,
-  Put(colr, 18, 2, 2);      // numLayers
-  Put(colr, 20, layer0, 2); // palette index 0
-  Put(colr, 24, layer1, 2);
-  Put(colr, 26, 1, 2); // palette index 1
-  // CPAL v0: one palette of two BGRA colours.
-  std::vector<unsigned char> cpal(14 + 2 * 4);
-  Put(cpal, 2, 2, 2);  // numPaletteEntries
-  Put(cpal, 4, 1, 2);  // numPalettes
-  Put(cpal, 6, 2, 2);  // numColorRecords
-  Put(cpal, 8, 14, 4); // colorRecordsArrayOffset; colorRecordIndices[0] 0
-  Put(cpal, 14, 0x0000FFFF, 4); // red, opaque
-  Put(cpal, 18, 0xFF000080, 4); // blue, half
+  // Red, opaque; blue, half transparent.
+  return WithColourTables(ttf, base, {{layer0, 0}, {layer1, 1}},
+                          {{0x0000FFFF, 0xFF000080}});
+}
+
+std::vector<unsigned char>
+WithColourTables(const std::vector<unsigned char> &ttf, FT_UInt base,
+                 const std::vector<ColourLayer> &layers,
+                 const std::vector<std::vector<uint32_t>> &palettes) {
+  // COLR v0: a header, one base glyph record, the layer records.
+  std::vector<unsigned char> colr(14 + 6 + 4 * layers.size());
+  Put(colr, 2, 1, 2);  // numBaseGlyphRecords
+  Put(colr, 4, 14, 4); // baseGlyphRecordsOffset
+  Put(colr, 8, 20, 4); // layerRecordsOffset
+  Put(colr, 12, static_cast<uint32_t>(layers.size()), 2); // numLayerRecords
+  Put(colr, 14, base, 2); // glyphID, firstLayerIndex 0,
+  Put(colr, 18, static_cast<uint32_t>(layers.size()), 2); // numLayers
+  for (size_t i = 0; i < layers.size(); i++) {
+    Put(colr, 20 + 4 * i, layers[i].glyph, 2);
+    Put(colr, 22 + 4 * i, layers[i].entry, 2);
+  }
+  // CPAL v0: each palette's colours in turn.
+  const uint32_t entries = static_cast<uint32_t>(palettes[0].size());
+  const uint32_t count = static_cast<uint32_t>(palettes.size());
+  const size_t records = 12 + 2 * size_t{count};
+  std::vector<unsigned char> cpal(records + 4 * size_t{entries} * count);
+  Put(cpal, 2, entries, 2);                        // numPaletteEntries
+  Put(cpal, 4, count, 2);                          // numPalettes
+  Put(cpal, 6, entries * count, 2);                // numColorRecords
+  Put(cpal, 8, static_cast<uint32_t>(records), 4); // colorRecordsArrayOffset
+  for (uint32_t p = 0; p < count; p++) {
+    Put(cpal, 12 + 2 * p, p * entries, 2); // colorRecordIndices[p]
+    for (uint32_t e = 0; e < entries; e++)
+      Put(cpal, records + 4 * (p * entries + e), palettes[p][e], 4);
+  }
   // Two more table records: every table moves 32 bytes on; the new ones go
   // at the end, 4-byte aligned. FreeType checks no checksum.
   const uint32_t tables = Get(ttf, 4, 2);

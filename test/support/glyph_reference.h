@@ -4,6 +4,7 @@
 #ifndef FTPOOL_TEST_GLYPH_REFERENCE_H
 #define FTPOOL_TEST_GLYPH_REFERENCE_H
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,22 @@ std::string GlyphDifference(const ftpool_glyph *glyph,
 std::vector<unsigned char>
 WithColourLayers(const std::vector<unsigned char> &ttf, FT_UInt base,
                  FT_UInt layer0, FT_UInt layer1);
+
+// A layer of a colour glyph: a glyph drawn in a palette entry, or with
+// kForeground in the foreground colour (FT_Palette_Set_Foreground_Color).
+struct ColourLayer {
+  FT_UInt glyph;
+  FT_UShort entry;
+};
+constexpr FT_UShort kForeground = 0xFFFF;
+
+// The same with glyph `base` drawn as `layers`, bottom first, and a palette
+// for each of `palettes`, every one of the same entries: colours as CPAL
+// writes them, 0xBBGGRRAA.
+std::vector<unsigned char>
+WithColourTables(const std::vector<unsigned char> &ttf, FT_UInt base,
+                 const std::vector<ColourLayer> &layers,
+                 const std::vector<std::vector<uint32_t>> &palettes);
 
 } // namespace ftpool_test
 
