@@ -538,8 +538,10 @@ ftpool_status ftpool_font_give_back(ftpool_font *font, FT_Face face);
  * (evicted, its font released, its pool destroyed), or at once when other
  * data replaces it. No lock of the pool's is held then and the instance is
  * already gone: it may release fonts (its own font's last reference too),
- * blobs and faces; from ftpool_destroy, releasing fonts and closing faces
- * are no-ops, since the destroy frees them all. It must not acquire or
+ * blobs and faces; from ftpool_destroy, releasing fonts, giving faces
+ * back, closing faces and quiescent points are no-ops, since the destroy
+ * frees them all (and there it must not look glyphs up). It must not
+ * acquire or
  * create a font of the pool: that fails with FTPOOL_ERR_REENTRANT (the
  * destructor of replaced data too). Nor may it call ftpool_destroy. It
  * must return; thread cancellation is kept off while it runs. With the

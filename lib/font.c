@@ -181,6 +181,10 @@ ftpool_status ftpool_font_acquire(ftpool_font *font, FT_Face *face) {
 ftpool_status ftpool_font_give_back(ftpool_font *font, FT_Face face) {
   if (!font || !face)
     return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  /* A destructor's, from ftpool_destroy, which is freeing the instances
+   * (the caller's too, maybe): it gives every face back. */
+  if (font->pool->destroying)
+    return FTPOOL_OK;
   return font->pool->backend->font_give_back(font, face);
 }
 

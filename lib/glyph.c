@@ -63,6 +63,8 @@ ftpool_status ftpool_font_advance(ftpool_font *font, FT_Face face,
 ftpool_status ftpool_quiescent(ftpool *pool) {
   if (!pool)
     return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
+  if (pool->destroying) /* a destructor's: the destroy frees every glyph */
+    return FTPOOL_OK;
   pool->backend->quiescent(pool);
   return FTPOOL_OK;
 }

@@ -72,11 +72,6 @@ void ftpool__glyph_reader_init(struct glyph_reader *reader) {
   reader->holds = 0;
 }
 
-void ftpool__glyph_hold_init(struct glyph_hold *hold) {
-  hold->looked_up = false;
-  hold->own = NULL;
-}
-
 void ftpool__glyph_counts_init(struct glyph_counts *counts) {
   counter_init(&counts->hits);
   counter_init(&counts->misses);
@@ -84,7 +79,7 @@ void ftpool__glyph_counts_init(struct glyph_counts *counts) {
   counter_init(&counts->stalled);
 }
 
-static void pin(struct glyph_cache *cache, struct glyph_reader *reader) {
+void ftpool__glyph_pin(struct glyph_cache *cache, struct glyph_reader *reader) {
   /* Acquire pairs with the evictor's release increment: a reader that
    * pins the epoch a retirement made sees the victims unlinked. Release,
    * though the fence below orders it: an evictor that reads this pin in
@@ -99,25 +94,8 @@ static void pin(struct glyph_cache *cache, struct glyph_reader *reader) {
   reader->pinned = true;
 }
 
-void ftpool__glyph_hold_slow(struct glyph_cache *cache,
-                             struct glyph_reader *reader,
-                             struct glyph_hold *hold) {
-  hold->looked_up = true;
-  reader->holds++;
-  if (!reader->pinned)
-    pin(cache, reader);
-}
-
-void ftpool__glyph_hold_fini(struct glyph_cache *cache,
-                             struct glyph_hold *hold) {
-  for (struct glyph_entry *e = hold->own, *next; e; e = next) {
-    next = e->queue_next;
-    ftpool__glyph_entry_free(cache, e);
-  }
-  hold->own = NULL;
-}
-
-static void unpin(struct glyph_cache *cache, struct glyph_reader *reader) {
+void ftpool__glyph_unpin(struct glyph_cache *cache,
+                         struct glyph_reader *reader) {
 #ifndef FTPOOL_CONTROL_GLYPH_NO_REPIN
   reader->pinned = false; /* the next lookup pins again */
 #endif
@@ -129,20 +107,6 @@ static void unpin(struct glyph_cache *cache, struct glyph_reader *reader) {
   fence_seq_cst();
   if (counter_load_relaxed(&cache->awaiting))
     ftpool__glyph_reclaim(cache);
-}
-
-void ftpool__glyph_hold_end_slow(struct glyph_cache *cache,
-                                 struct glyph_reader *reader,
-                                 struct glyph_hold *hold) {
-  ftpool__glyph_hold_fini(cache, hold);
-  if (!hold->looked_up)
-    return;
-  hold->looked_up = false;
-#ifdef FTPOOL_CONTROL_GLYPH_UNPIN_PER_GIVE_BACK
-  reader->holds = 1; /* test/glyph_pin_read_test.cc's control */
-#endif
-  if (--reader->holds == 0 && reader->pinned)
-    unpin(cache, reader);
 }
 
 void ftpool__glyph_reader_forget(struct glyph_reader *reader) {
@@ -324,22 +288,12 @@ static struct glyph_entry *publish(struct glyph_cache *cache,
   return e;
 }
 
-/* The glyph returned uncached to this acquire before: a repeat renders
- * nothing and keeps nothing more. */
-static struct glyph_entry *own_search(struct glyph_hold *hold,
-                                      const struct glyph_request *req) {
-  for (struct glyph_entry *e = hold->own; e; e = e->queue_next)
-    if (ftpool__glyph_matches(e, req))
-      return e;
-  return NULL;
-}
-
 ftpool_status ftpool__glyph_miss(struct glyph_cache *cache,
                                  struct glyph_hold *hold,
                                  struct glyph_counts *counts,
                                  const struct glyph_request *req, FT_Face face,
                                  struct glyph_entry **out) {
-  struct glyph_entry *e = own_search(hold, req);
+  struct glyph_entry *e = ftpool__glyph_own_search(hold, req);
   if (e) {
     counter_bump_single_writer(&counts->hits);
     *out = e;
@@ -358,8 +312,7 @@ ftpool_status ftpool__glyph_miss(struct glyph_cache *cache,
   counter_bump_single_writer(&counts->uncached);
   if (room == GLYPH_ROOM_STALLED)
     counter_bump_single_writer(&counts->stalled);
-  e->queue_next = hold->own;
-  hold->own = e;
+  ftpool__glyph_own_add(cache, hold, e);
   *out = e;
   return FTPOOL_OK;
 }

@@ -98,12 +98,14 @@ struct glyph_reader {
   size_t holds; /* acquires held that a lookup was made under */
 };
 
-/* An acquire's part: whether a lookup was made under it (then it holds the
- * reader's pin), and the glyphs returned to it uncached, freed at its
- * give-back. */
+/* An acquire's part (glyph_hold.c): whether a lookup was made under it
+ * (then it holds the reader's pin), and the glyphs returned to it
+ * uncached, freed at its give-back, with their index once they are many. */
 struct glyph_hold {
   bool looked_up;
   struct glyph_entry *own;
+  struct glyph_entry **own_index; /* NULL: search `own` in a line */
+  size_t own_mask, own_count;
 };
 
 /* Lookups, counted by one writer at a time: a context's holder, or the
@@ -164,6 +166,12 @@ static inline void ftpool__glyph_request_hash(struct glyph_request *req) {
 void ftpool__glyph_reader_init(struct glyph_reader *reader);
 void ftpool__glyph_counts_init(struct glyph_counts *counts);
 
+/* The reader's pin and unpin (glyph_cache.c), by its acquires' holds. */
+void ftpool__glyph_pin(struct glyph_cache *cache, struct glyph_reader *reader);
+void ftpool__glyph_unpin(struct glyph_cache *cache,
+                         struct glyph_reader *reader);
+
+/* An acquire's holds and uncached glyphs (glyph_hold.c). */
 void ftpool__glyph_hold_slow(struct glyph_cache *cache,
                              struct glyph_reader *reader,
                              struct glyph_hold *hold);
@@ -200,6 +208,13 @@ static inline void ftpool__glyph_hold_end(struct glyph_cache *cache,
  * nothing. */
 void ftpool__glyph_hold_fini(struct glyph_cache *cache,
                              struct glyph_hold *hold);
+
+/* The glyph equal to req returned uncached to this acquire before, or
+ * NULL; and e, rendered and not cached, kept for the acquire. */
+struct glyph_entry *ftpool__glyph_own_search(struct glyph_hold *hold,
+                                             const struct glyph_request *req);
+void ftpool__glyph_own_add(struct glyph_cache *cache, struct glyph_hold *hold,
+                           struct glyph_entry *e);
 
 /* A fork() child: the reader's thread is gone, so it reads nothing; its
  * acquires' uncached glyphs are leaked, as its stack. */

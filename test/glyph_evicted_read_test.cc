@@ -12,12 +12,12 @@
 // memory shows nothing reliably, so there the control checks nothing and
 // says so.
 #include <cstdio>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "ftpool.h"
+#include "test/support/asan_control.h"
 #include "test/support/child_process.h"
 #include "test/support/counting_memory.h"
 #include "test/support/fonts.h"
@@ -42,17 +42,11 @@ constexpr size_t kBudget = 4096; // a handful of 24 px glyphs
 // not, 2 if the scenario could not be set up.
 int ReadAnEvictedGlyph(ftpool_backend backend) {
   CountingMemory memory;
-  ftpool_config config;
-  ftpool_config_init(&config);
-  config.backend = backend;
-  config.memory = memory.get();
-  config.glyph_cache_bytes = kBudget;
-  ftpool *pool;
+  ftpool *pool = GlyphPool(backend, memory.get(), kBudget);
   ReferenceFace reference(kSans, 0, kPixels);
   ReferenceGlyph want;
   const FT_UInt first = reference.Index('W');
-  if (ftpool_create(&config, &pool) != FTPOOL_OK ||
-      !reference.Render(first, FT_LOAD_DEFAULT, &want))
+  if (!pool || !reference.Render(first, FT_LOAD_DEFAULT, &want))
     return 2;
   ftpool_font_desc desc = Desc(kSans, kPixels);
   ftpool_font *font;
@@ -103,16 +97,6 @@ const bool registered =
     RegisterChildMode("evicted-read-PerThread", &PerThreadChild) &&
     RegisterChildMode("evicted-read-SharedMutex", &SharedMutexChild);
 
-// The line of AddressSanitizer's report that names the error, or empty.
-std::string AsanSummary(const std::string &output) {
-  std::istringstream in(output);
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("SUMMARY: AddressSanitizer: ", 0) == 0)
-      return line;
-  return "";
-}
-
 class GlyphEvictedReadTest : public ::testing::TestWithParam<ftpool_backend> {
 protected:
   std::string Mode() const {
@@ -130,25 +114,12 @@ TEST_P(GlyphEvictedReadTest, AGlyphEvictedByItsOwnThreadStaysReadable) {
                     "nothing (run it with --config=asan)";
 #endif
     // The same scenario every run, caught every run.
-    for (int run = 1; run <= 3; run++) {
-      ChildResult child = RunSelf(Mode(), 60);
-      const std::string summary = AsanSummary(child.output);
-      EXPECT_NE(summary.find("heap-use-after-free"), std::string::npos)
-          << "run " << run << ": no heap-use-after-free reported; "
-          << child.Describe();
-      EXPECT_NE(child.output.find("reading the evicted copy"),
-                std::string::npos)
-          << "run " << run << " did not get as far as the read; "
-          << child.Describe();
-      std::printf("run %d caught: %s\n", run, summary.c_str());
-    }
+    ExpectUseAfterFreeEveryRun(Mode(), "reading the evicted copy");
     return;
   }
   EXPECT_EQ(ReadAnEvictedGlyph(GetParam()), 0);
   // And in a child, as the control runs it: a clean exit, no report.
-  ChildResult child = RunSelf(Mode(), 60);
-  EXPECT_TRUE(child.exited && child.exit_code == 0) << child.Describe();
-  EXPECT_EQ(AsanSummary(child.output), "") << child.Describe();
+  ExpectCleanRun(Mode());
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, GlyphEvictedReadTest,

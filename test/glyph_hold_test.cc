@@ -93,6 +93,33 @@ TEST_P(GlyphHoldTest, ARepeatUnderOneAcquireKeepsNothingMore) {
   GiveBack(font, face);
 }
 
+// Many distinct glyphs returned uncached under one acquire (a CJK text
+// with the cache off): each is rendered once, its repeats find it (through
+// the acquire's index once they are many) and keep nothing more; with the
+// cache off nothing pins.
+TEST_P(GlyphHoldTest, ManyUncachedGlyphsUnderOneAcquireRenderOnceEach) {
+  ASSERT_FONT_PRESENT(kCjk);
+  MakePool(0);
+  ftpool_font *font = Font(kCjk, 16);
+  ASSERT_NE(font, nullptr);
+  FT_Face face = Acquire(font);
+  constexpr int kGlyphs = 600;
+  std::vector<const ftpool_glyph *> first;
+  for (FT_ULong c = 0x4e00; c < 0x4e00 + kGlyphs; c++)
+    first.push_back(Glyph(font, face, FT_Get_Char_Index(face, c)));
+  EXPECT_EQ(Stats(pool_).glyph_readers_pinned, 0u);
+  long kept = memory_.outstanding_bytes();
+  for (int round = 0; round < 2; round++)
+    for (int i = kGlyphs - 1; i >= 0; i--)
+      EXPECT_EQ(Glyph(font, face, FT_Get_Char_Index(face, 0x4e00 + i)),
+                first[i]);
+  ftpool_stats s = Stats(pool_);
+  EXPECT_EQ(s.glyph_misses, (size_t)kGlyphs);
+  EXPECT_EQ(s.glyph_hits, 2u * kGlyphs);
+  EXPECT_EQ(memory_.outstanding_bytes(), kept);
+  GiveBack(font, face);
+}
+
 // What the cache keeps alive is charged: 3,000 fonts at distinct sizes
 // (then 300 at distinct coordinates), each looked up once and released,
 // while another thread stays pinned, so nothing evicted is freed. The
@@ -237,12 +264,12 @@ TEST_P(GlyphHoldTest, AHolderWithoutQuiescentPointsShowsTheStall) {
   EXPECT_EQ(Stats(pool_).glyph_bytes_awaiting, 0u);
 }
 
-// Three threads draw CJK text (a skewed choice among 800 ideographs) through
-// a budget smaller than its working set, acquiring their fonts for each
-// run; the hit rate, with no other thread, or with a fourth that holds a
-// font for the whole time and draws through it, passing a quiescent point
-// after each of its runs or never. The holder's few lookups are in the
-// counts too (under 1% of them).
+// Three threads draw CJK text (a skewed choice among 3,000 ideographs)
+// through a budget smaller than its working set, acquiring their fonts for
+// each line; a fourth draws a glyph every 1 ms, acquiring its font for each
+// (kNone), or holding it for the whole run and passing a quiescent point
+// after each glyph, or never. The hit rate of all four (the fourth's
+// lookups are under 1% of them), and the statistics at the workers' end.
 struct DrawingRun {
   double hit_rate;
   ftpool_stats stats; // before the holder gave its font back
@@ -250,42 +277,52 @@ struct DrawingRun {
 
 enum class Holder { kNone, kQuiescent, kNeverQuiescent };
 
+// Sized so that the workers' own pins, each a line long (or a scheduler's
+// quantum, when a worker is descheduled holding one), leave far less than
+// the budget awaiting, while a pin held for the whole run leaves all of it.
+constexpr size_t kHolderBudget = 256 << 10;
+constexpr int kIdeographs = 3000, kTextLength = 1500, kPasses = 6;
+constexpr int kLine = 20;
+constexpr FT_UInt kCjkPixels = 16;
+
 DrawingRun DrawWithHolder(ftpool_backend backend, Holder holder_mode) {
   CountingMemory memory;
-  ftpool_config config;
-  ftpool_config_init(&config);
-  config.backend = backend;
-  config.memory = memory.get();
-  config.glyph_cache_bytes = 128 << 10;
-  ftpool *pool = nullptr;
-  EXPECT_EQ(ftpool_create(&config, &pool), FTPOOL_OK);
+  ftpool *pool = GlyphPool(backend, memory.get(), kHolderBudget);
+  EXPECT_NE(pool, nullptr);
   // A font each (the shared-mutex backend locks a font while it is held),
   // all of one file and size: they share the cache's entries.
-  ftpool_font_desc desc = Desc(kCjk, 24);
+  ftpool_font_desc desc = Desc(kCjk, kCjkPixels);
   std::vector<ftpool_font *> fonts(4, nullptr);
   for (ftpool_font *&font : fonts)
     EXPECT_EQ(ftpool_font_create(pool, &desc, &font), FTPOOL_OK);
   std::vector<FT_ULong> text;
   uint32_t seed = 12345;
-  for (int i = 0; i < 1500; i++) {
+  for (int i = 0; i < kTextLength; i++) {
     seed = seed * 1103515245 + 12345;
     double u = ((seed >> 8) & 0xffff) / 65536.0;
-    text.push_back(0x4e00 + (FT_ULong)(800 * u * u)); // skewed
+    text.push_back(0x4e00 + (FT_ULong)(kIdeographs * u * u)); // skewed
   }
   std::atomic<int> working{3};
   std::atomic<bool> holding{false}, stop{false};
   DrawingRun run{};
+  // The fourth thread draws a glyph every 1 ms in each mode, so that the
+  // runs differ in how it holds its font, not in what the threads do: with
+  // kNone it acquires and gives back around each lookup.
   std::thread holder([&] {
-    if (holder_mode == Holder::kNone)
-      return;
-    FT_Face face;
-    EXPECT_EQ(ftpool_font_acquire(fonts[3], &face), FTPOOL_OK);
+    const bool holds = holder_mode != Holder::kNone;
+    FT_Face face = nullptr;
+    if (holds)
+      EXPECT_EQ(ftpool_font_acquire(fonts[3], &face), FTPOOL_OK);
     const ftpool_glyph *glyph;
     do {
+      if (!holds)
+        EXPECT_EQ(ftpool_font_acquire(fonts[3], &face), FTPOOL_OK);
       EXPECT_EQ(ftpool_font_glyph(fonts[3], face,
                                   FT_Get_Char_Index(face, 0x6F22),
                                   FT_LOAD_DEFAULT, &glyph),
                 FTPOOL_OK);
+      if (!holds)
+        EXPECT_EQ(ftpool_font_give_back(fonts[3], face), FTPOOL_OK);
       if (holder_mode == Holder::kQuiescent)
         EXPECT_EQ(ftpool_quiescent(pool), FTPOOL_OK);
       holding = true;
@@ -293,19 +330,19 @@ DrawingRun DrawWithHolder(ftpool_backend backend, Holder holder_mode) {
     } while (working);
     run.stats = Stats(pool);
     Await(stop);
-    EXPECT_EQ(ftpool_font_give_back(fonts[3], face), FTPOOL_OK);
+    if (holds)
+      EXPECT_EQ(ftpool_font_give_back(fonts[3], face), FTPOOL_OK);
   });
-  if (holder_mode != Holder::kNone)
-    Await(holding);
+  Await(holding);
   std::vector<std::thread> workers;
   for (int t = 0; t < 3; t++)
     workers.emplace_back([&, t] {
-      // Runs of 20 glyphs (a line), each under an acquire of its own.
-      for (size_t i = 0; i < 8 * text.size(); i += 20) {
+      // Lines, each under an acquire of its own.
+      for (size_t i = 0; i < kPasses * text.size(); i += kLine) {
         FT_Face face;
         EXPECT_EQ(ftpool_font_acquire(fonts[t], &face), FTPOOL_OK);
         const ftpool_glyph *glyph;
-        for (size_t j = i; j < i + 20; j++)
+        for (size_t j = i; j < i + kLine; j++)
           EXPECT_EQ(
               ftpool_font_glyph(
                   fonts[t], face,
@@ -319,8 +356,6 @@ DrawingRun DrawWithHolder(ftpool_backend backend, Holder holder_mode) {
   for (std::thread &worker : workers)
     worker.join();
   ftpool_stats s = Stats(pool);
-  if (holder_mode == Holder::kNone)
-    run.stats = s;
   stop = true;
   holder.join();
   run.hit_rate = (double)s.glyph_hits / (s.glyph_hits + s.glyph_misses);
@@ -333,29 +368,89 @@ DrawingRun DrawWithHolder(ftpool_backend backend, Holder holder_mode) {
 
 TEST_P(GlyphHoldTest, AHolderPassingQuiescentPointsCostsOthersNoHits) {
   ASSERT_FONT_PRESENT(kCjk);
-  DrawingRun alone = DrawWithHolder(GetParam(), Holder::kNone);
-  DrawingRun quiescent = DrawWithHolder(GetParam(), Holder::kQuiescent);
+  // Hit rates move with the scheduler (a worker descheduled in a line keeps
+  // its pin a quantum): medians of runs interleaved, alone and beside the
+  // holder.
+  constexpr int kReps = 7;
+  std::vector<double> alone, quiescent;
+  DrawingRun last_alone{}, last_quiescent{};
+  for (int rep = 0; rep < kReps; rep++) {
+    last_alone = DrawWithHolder(GetParam(), Holder::kNone);
+    last_quiescent = DrawWithHolder(GetParam(), Holder::kQuiescent);
+    alone.push_back(last_alone.hit_rate);
+    quiescent.push_back(last_quiescent.hit_rate);
+  }
+  std::sort(alone.begin(), alone.end());
+  std::sort(quiescent.begin(), quiescent.end());
+  const double alone_median = alone[kReps / 2];
+  const double quiescent_median = quiescent[kReps / 2];
   DrawingRun stalled = DrawWithHolder(GetParam(), Holder::kNeverQuiescent);
   std::printf(
-      "hit rate alone %.3f, beside a holder passing quiescent points "
-      "%.3f, beside one that never does %.3f; at the workers' end, "
-      "beside the latter: %zu misses stalled (%zu alone), %zu bytes "
-      "awaiting, the oldest pin %zu eviction passes old\n",
-      alone.hit_rate, quiescent.hit_rate, stalled.hit_rate,
-      stalled.stats.glyph_uncached_stalled, alone.stats.glyph_uncached_stalled,
+      "hit rate (median of %d) alone %.3f (%.3f-%.3f), beside a holder "
+      "passing quiescent points %.3f (%.3f-%.3f); beside one that never "
+      "does %.3f, and at the workers' end %zu misses stalled (%zu in the "
+      "last run alone), %zu bytes awaiting, the oldest pin %zu eviction "
+      "passes old\n",
+      kReps, alone_median, alone.front(), alone.back(), quiescent_median,
+      quiescent.front(), quiescent.back(), stalled.hit_rate,
+      stalled.stats.glyph_uncached_stalled,
+      last_alone.stats.glyph_uncached_stalled,
       stalled.stats.glyph_bytes_awaiting, stalled.stats.glyph_oldest_pin_age);
-  EXPECT_GT(alone.hit_rate, 0.2); // the workload has hits to lose
-  EXPECT_GE(quiescent.hit_rate, 0.95 * alone.hit_rate);
+  EXPECT_GT(alone_median, 0.2); // the workload has hits to lose
+  EXPECT_GE(quiescent_median, 0.95 * alone_median);
   // Past its quiescent point the holder pins nothing.
-  EXPECT_EQ(quiescent.stats.glyph_readers_pinned, 0u);
-  EXPECT_EQ(quiescent.stats.glyph_oldest_pin_age, 0u);
-  EXPECT_EQ(quiescent.stats.glyph_bytes_awaiting, 0u);
+  EXPECT_EQ(last_quiescent.stats.glyph_readers_pinned, 0u);
+  EXPECT_EQ(last_quiescent.stats.glyph_oldest_pin_age, 0u);
+  EXPECT_EQ(last_quiescent.stats.glyph_bytes_awaiting, 0u);
   // Without quiescent points the statistics show the stall: a pin as old as
-  // the run, what it holds awaiting, misses refused for it.
+  // the run, a budget's worth awaiting it, and misses refused for it, more
+  // than the workers' own pins cause. (Its hit rate says little: a stalled
+  // cache evicts nothing, and keeps the hottest glyphs.)
   EXPECT_EQ(stalled.stats.glyph_readers_pinned, 1u);
-  EXPECT_GT(stalled.stats.glyph_oldest_pin_age, 50u);
-  EXPECT_GT(stalled.stats.glyph_bytes_awaiting, (128u << 10) / 2);
-  EXPECT_GT(stalled.stats.glyph_uncached_stalled, 0u);
+  EXPECT_GT(stalled.stats.glyph_oldest_pin_age, 100u);
+  EXPECT_GT(stalled.stats.glyph_bytes_awaiting, kHolderBudget / 2);
+  EXPECT_GT(stalled.stats.glyph_uncached_stalled,
+            2 * last_alone.stats.glyph_uncached_stalled);
+}
+
+// A destructor that ftpool_destroy runs may pass a quiescent point or give
+// a face back: no-ops there, since the destroy frees every instance (the
+// per-thread backend walked the thread's acquired instances, one of them
+// already freed: a use after free under AddressSanitizer).
+void QuiescentAndGiveBack(void *arg);
+struct HeldFace {
+  ftpool *pool;
+  ftpool_font *font;
+  FT_Face face;
+};
+void QuiescentAndGiveBack(void *arg) {
+  HeldFace *held = static_cast<HeldFace *>(arg);
+  EXPECT_EQ(ftpool_quiescent(held->pool), FTPOOL_OK);
+  EXPECT_EQ(ftpool_font_give_back(held->font, held->face), FTPOOL_OK);
+}
+
+TEST_P(GlyphHoldTest, DestructorsInDestroyMayPassQuiescentPoints) {
+  CountingMemory memory;
+  ftpool *pool = GlyphPool(GetParam(), memory.get(), 4096);
+  ASSERT_NE(pool, nullptr);
+  ftpool_font_desc desc = Desc(kSans, 24);
+  ftpool_font *b = nullptr, *a = nullptr;
+  ASSERT_EQ(ftpool_font_create(pool, &desc, &b), FTPOOL_OK);
+  ASSERT_EQ(ftpool_font_create(pool, &desc, &a), FTPOOL_OK);
+  HeldFace held{pool, a, nullptr};
+  FT_Face face;
+  ASSERT_EQ(ftpool_font_acquire(b, &face), FTPOOL_OK);
+  ASSERT_EQ(ftpool_font_set_instance_data(b, face, &held, QuiescentAndGiveBack),
+            FTPOOL_OK);
+  ASSERT_EQ(ftpool_font_give_back(b, face), FTPOOL_OK);
+  ASSERT_EQ(ftpool_font_acquire(a, &held.face), FTPOOL_OK);
+  const ftpool_glyph *glyph;
+  for (FT_ULong c = 'a'; c <= 'z'; c++) // some cached, some not
+    ASSERT_EQ(ftpool_font_glyph(a, held.face, FT_Get_Char_Index(held.face, c),
+                                FT_LOAD_DEFAULT, &glyph),
+              FTPOOL_OK);
+  ftpool_destroy(pool); // with a held
+  EXPECT_EQ(memory.outstanding_bytes(), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, GlyphHoldTest,

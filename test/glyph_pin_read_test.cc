@@ -18,13 +18,13 @@
 // the other builds a read of freed memory shows nothing reliably, so there
 // the controls check nothing and say so.
 #include <cstdio>
-#include <sstream>
 #include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
 
 #include "ftpool.h"
+#include "test/support/asan_control.h"
 #include "test/support/child_process.h"
 #include "test/support/counting_memory.h"
 #include "test/support/fonts.h"
@@ -55,17 +55,11 @@ constexpr size_t kBudget = 4096; // a handful of 24 px glyphs
 // 2 if the scenario could not be set up.
 int ReadAfterReclaim(ftpool_backend backend, Scenario scenario) {
   CountingMemory memory;
-  ftpool_config config;
-  ftpool_config_init(&config);
-  config.backend = backend;
-  config.memory = memory.get();
-  config.glyph_cache_bytes = kBudget;
-  ftpool *pool;
+  ftpool *pool = GlyphPool(backend, memory.get(), kBudget);
   ReferenceFace reference(kSans, 0, kPixels);
   ReferenceGlyph want;
   const FT_UInt w = reference.Index('W');
-  if (ftpool_create(&config, &pool) != FTPOOL_OK ||
-      !reference.Render(w, FT_LOAD_DEFAULT, &want))
+  if (!pool || !reference.Render(w, FT_LOAD_DEFAULT, &want))
     return 2;
   // The reader's font, an inner one, and the evicting thread's, all of one
   // file and size (one key: the evictor's misses evict the reader's glyph).
@@ -162,16 +156,6 @@ const bool registered =
         "pin-read-SharedMutexQuiescent",
         &Child<FTPOOL_BACKEND_SHARED_MUTEX, Scenario::kQuiescent>);
 
-// The line of AddressSanitizer's report that names the error, or empty.
-std::string AsanSummary(const std::string &output) {
-  std::istringstream in(output);
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("SUMMARY: AddressSanitizer: ", 0) == 0)
-      return line;
-  return "";
-}
-
 class GlyphPinReadTest : public ::testing::TestWithParam<Param> {};
 
 TEST_P(GlyphPinReadTest, AGlyphStaysReadableWhileItsReaderMayReadIt) {
@@ -187,25 +171,13 @@ TEST_P(GlyphPinReadTest, AGlyphStaysReadableWhileItsReaderMayReadIt) {
                     "of a glyph freed while its reader could read it; this "
                     "build checks nothing (run it with --config=asan)";
 #endif
-    for (int run = 1; run <= 3; run++) {
-      ChildResult child = RunSelf(mode, 60);
-      const std::string summary = AsanSummary(child.output);
-      EXPECT_NE(summary.find("heap-use-after-free"), std::string::npos)
-          << "run " << run << ": no heap-use-after-free reported; "
-          << child.Describe();
-      EXPECT_NE(child.output.find("reading 'W'"), std::string::npos)
-          << "run " << run << " did not get as far as the read; "
-          << child.Describe();
-      std::printf("run %d caught: %s\n", run, summary.c_str());
-    }
+    ExpectUseAfterFreeEveryRun(mode, "reading 'W'");
     return;
   }
   EXPECT_EQ(ReadAfterReclaim(std::get<0>(GetParam()), std::get<1>(GetParam())),
             0);
   // And in a child, as the controls run it: a clean exit, no report.
-  ChildResult child = RunSelf(mode, 60);
-  EXPECT_TRUE(child.exited && child.exit_code == 0) << child.Describe();
-  EXPECT_EQ(AsanSummary(child.output), "") << child.Describe();
+  ExpectCleanRun(mode);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -114,13 +114,8 @@ public:
 
 private:
   static ftpool *MakePool(ftpool_backend backend, CountingMemory &memory) {
-    ftpool_config config;
-    ftpool_config_init(&config);
-    config.backend = backend;
-    config.memory = memory.get();
-    config.glyph_cache_bytes = kBudget;
-    ftpool *pool;
-    if (ftpool_create(&config, &pool) != FTPOOL_OK)
+    ftpool *pool = GlyphPool(backend, memory.get(), kBudget);
+    if (!pool)
       std::abort();
     return pool;
   }

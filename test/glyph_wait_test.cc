@@ -49,13 +49,9 @@ class GlyphWaitTest
     : public ::testing::TestWithParam<std::tuple<ftpool_backend, size_t>> {};
 
 TEST_P(GlyphWaitTest, NoLookupWaitsForAnotherThreadsMiss) {
-  ftpool_config config;
-  ftpool_config_init(&config);
-  config.backend = std::get<0>(GetParam());
-  config.glyph_cache_bytes = std::get<1>(GetParam());
-  config.memory = &parking_memory;
-  ftpool *pool = nullptr;
-  ASSERT_EQ(ftpool_create(&config, &pool), FTPOOL_OK);
+  const size_t budget = std::get<1>(GetParam());
+  ftpool *pool = GlyphPool(std::get<0>(GetParam()), &parking_memory, budget);
+  ASSERT_NE(pool, nullptr);
   ftpool_font_desc desc = Desc(kSans, 24);
   ftpool_font *mine = nullptr, *theirs = nullptr;
   ASSERT_EQ(ftpool_font_create(pool, &desc, &mine), FTPOOL_OK);
@@ -99,8 +95,7 @@ TEST_P(GlyphWaitTest, NoLookupWaitsForAnotherThreadsMiss) {
   let_go = true;
   parker.join();
   EXPECT_TRUE(hit_while_parked)
-      << "the lookup of a glyph "
-      << (config.glyph_cache_bytes ? "cached" : "rendered anew")
+      << "the lookup of a glyph " << (budget ? "cached" : "rendered anew")
       << " waited for the parked thread's miss (" << took << " ms)";
   EXPECT_TRUE(miss_while_parked)
       << "a miss waited for the parked thread's miss (" << took << " ms)";

@@ -28,6 +28,19 @@ inline bool Await(const std::atomic<bool> &flag) {
   return AwaitThat([&] { return flag.load(); });
 }
 
+// A pool of the backend, allocating from memory (NULL: malloc), with a
+// glyph cache of budget bytes; nullptr if it cannot be made.
+inline ftpool *GlyphPool(ftpool_backend backend, FT_Memory memory,
+                         size_t budget) {
+  ftpool_config config;
+  ftpool_config_init(&config);
+  config.backend = backend;
+  config.memory = memory;
+  config.glyph_cache_bytes = budget;
+  ftpool *pool = nullptr;
+  return ftpool_create(&config, &pool) == FTPOOL_OK ? pool : nullptr;
+}
+
 // The pool's statistics; a failure to get them fails the test.
 inline ftpool_stats Stats(ftpool *pool) {
   ftpool_stats s;
