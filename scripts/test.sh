@@ -12,10 +12,13 @@
 # First, static checks: the system files the sources name come from packages
 # setup.sh installs, licence lines. Last, the same set-up and the plain and
 # Python suites on a brand-new bookworm root (scripts/fresh_check.sh, root).
-# Installs what is missing first; each check installs its own tools. About
-# 35 minutes on 2 cores: 32 min 34 s from a clean clone (2026-12-06, with
-# the glyph cache's suites, model and Pillow checks, other work running
-# beside it; the static checks 25 s, the fresh-machine check 3 min 16 s).
+# Installs what is missing first; each check installs its own tools.
+# 35-56 minutes on 2 cores: 32 min 34 s from a clean clone (2026-12-06,
+# with the glyph cache's suites, model and Pillow checks); 56 min 10 s on
+# 2026-12-07 with issue 25's suites (nothing else running, but every step
+# about 1.5x its time of the day before, those the change did not touch
+# too: Pillow 248 s against 136 s, the fresh-machine check 383 s against
+# 212 s; the four Bazel builds 1,479 s against 911 s).
 # Usage: scripts/test.sh [extra bazel test flags]
 set -uo pipefail
 cd "$(dirname "$0")/.."

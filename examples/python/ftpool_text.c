@@ -410,6 +410,9 @@ static PyObject *Pool_stats(PoolObject *self, PyObject *unused) {
   COUNT(glyph_entries)
   COUNT(glyph_bytes_cached)
   COUNT(glyph_bytes_awaiting)
+  COUNT(glyph_uncached_stalled)
+  COUNT(glyph_readers_pinned)
+  COUNT(glyph_oldest_pin_age)
 #undef COUNT
   return d;
 fail:

@@ -80,14 +80,17 @@ class CachedRenderTest(unittest.TestCase):
             ftpool_text.Font(pool, FONTS[0], 24).render("abc")
             self.assertEqual(glyph_stats(pool)["glyph_misses"], 6)
 
-    def test_cache_off_renders_every_glyph(self):
+    def test_cache_off_renders_every_glyph_once_a_render(self):
+        # Each render is one acquire: its repeats of a character are hits
+        # on the glyph that acquire got uncached.
         with ftpool_text.Pool(glyph_cache_bytes=OFF) as pool:
             font = ftpool_text.Font(pool, FONTS[1], 24)
             font.render(TEXTS[0])
             font.render(TEXTS[0])
             stats = glyph_stats(pool)
-            self.assertEqual(stats["glyph_hits"], 0)
-            self.assertEqual(stats["glyph_misses"], 4 * len(TEXTS[0]))
+            self.assertEqual(stats["glyph_hits"] + stats["glyph_misses"],
+                             4 * len(TEXTS[0]))
+            self.assertEqual(stats["glyph_misses"], 4 * len(set(TEXTS[0])))
             self.assertEqual(stats["glyph_uncached"], stats["glyph_misses"])
             self.assertEqual(stats["glyph_entries"], 0)
             self.assertEqual(stats["glyph_bytes_cached"], 0)
@@ -140,7 +143,7 @@ class ThreadedCacheTest(unittest.TestCase):
                     stats = glyph_stats(pool)
                     self.assertGreater(stats["glyph_misses"], 0)
                     if budget == OFF:
-                        self.assertEqual(stats["glyph_hits"], 0)
+                        self.assertEqual(stats["glyph_entries"], 0)
                         self.assertEqual(stats["glyph_uncached"],
                                          stats["glyph_misses"])
                     elif budget == SMALL:
