@@ -104,8 +104,9 @@
  * acquired by another, under its lock, is one reader whose steps come one
  * after another, as a model thread's do; and the model's threads
  * interleave every way, so the readers one thread holds at once, which
- * take their steps in turn, are covered too. The backend's locks
- * (glyph_mutex, the fonts') only remove interleavings.
+ * take their steps in turn, are covered too. The backend's locks (the
+ * fonts', and the pool's mutex around the walk of pins) only remove
+ * interleavings.
  *
  * Negative controls (each must make spin break the assertion that
  * scripts/model_check.sh names; see design.md):

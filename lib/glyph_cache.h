@@ -178,8 +178,9 @@ void ftpool__glyph_hold_slow(struct glyph_cache *cache,
 
 /* Before a lookup under the acquire `hold`: the acquire is marked, so that
  * its give-back ends the reader's pin (unless another marked one is held),
- * and the reader pinned if it was not. A marked acquire's reader is
- * pinned, so a lookup after the first costs one test. */
+ * and the reader pinned if it was not (with the cache on: with it off
+ * nothing is evicted). A marked acquire's reader is pinned, so a lookup
+ * after the first costs one test. */
 static inline void ftpool__glyph_hold(struct glyph_cache *cache,
                                       struct glyph_reader *reader,
                                       struct glyph_hold *hold) {
@@ -275,7 +276,7 @@ ftpool__glyph_hit(struct glyph_cache *cache, struct glyph_counts *counts,
  * renders (or loads the advance of) req on face, which the caller holds
  * with the font's size active, and publishes it, or if another copy won,
  * returns that; or, if the cache has no room, returns it uncached on the
- * acquire's own list. The reader must be pinned.
+ * acquire's own list. The reader must be pinned (with the cache on).
  */
 ftpool_status ftpool__glyph_miss(struct glyph_cache *cache,
                                  struct glyph_hold *hold,
