@@ -14,12 +14,16 @@
 /* Searched in a line up to this many; indexed past it. */
 #define OWN_LINE_MAX 8
 
-void ftpool__glyph_hold_init(struct glyph_hold *hold) {
-  hold->looked_up = false;
+static void own_reset(struct glyph_hold *hold) {
   hold->own = NULL;
   hold->own_index = NULL;
   hold->own_mask = 0;
   hold->own_count = 0;
+}
+
+void ftpool__glyph_hold_init(struct glyph_hold *hold) {
+  hold->looked_up = false;
+  own_reset(hold);
 }
 
 void ftpool__glyph_hold_slow(struct glyph_cache *cache,
@@ -39,10 +43,7 @@ void ftpool__glyph_hold_fini(struct glyph_cache *cache,
     ftpool__glyph_entry_free(cache, e);
   }
   ftpool__memory_free(cache->memory, hold->own_index);
-  hold->own = NULL;
-  hold->own_index = NULL;
-  hold->own_mask = 0;
-  hold->own_count = 0;
+  own_reset(hold);
 }
 
 void ftpool__glyph_hold_end_slow(struct glyph_cache *cache,
