@@ -201,16 +201,16 @@ enum glyph_room ftpool__glyph_make_room(struct glyph_cache *cache,
   struct glyph_entry *batch = NULL;
   size_t bytes = 0, count = 0;
   size_t awaiting = counter_load_relaxed(&cache->awaiting);
-  enum glyph_room room = GLYPH_ROOM;
+  /* Why, if no room is made: every byte reserved by misses in progress,
+   * unless what awaits reclamation stopped the eviction. */
+  enum glyph_room short_of = GLYPH_ROOM_NONE;
   while (counter_load_relaxed(&cache->bytes) + need > cache->budget) {
     struct glyph_entry *e = next_victim(cache);
-    if (!e) {
-      room = GLYPH_ROOM_NONE; /* all is reserved by misses in progress */
+    if (!e)
       break;
-    }
     /* What awaits reclamation stays within the budget too. */
     if (awaiting + bytes + e->bytes > cache->budget) {
-      room = GLYPH_ROOM_STALLED;
+      short_of = GLYPH_ROOM_STALLED;
       break;
     }
     dequeue(cache, e);
@@ -224,11 +224,10 @@ enum glyph_room ftpool__glyph_make_room(struct glyph_cache *cache,
   }
   if (batch)
     retire(cache, batch, bytes, count);
-  /* Retiring reclaims, which may have freed keys' charges. */
-  if (counter_load_relaxed(&cache->bytes) + need <= cache->budget)
-    room = GLYPH_ROOM;
-  else if (room == GLYPH_ROOM)
-    room = GLYPH_ROOM_NONE; /* misses reserved what was evicted */
+  /* Read after retiring, whose reclaim may have freed keys' charges. */
+  enum glyph_room room =
+      counter_load_relaxed(&cache->bytes) + need <= cache->budget ? GLYPH_ROOM
+                                                                  : short_of;
   give_token(cache);
   return room;
 }
