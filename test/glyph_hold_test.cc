@@ -138,15 +138,7 @@ TEST_P(GlyphHoldTest, EntriesKeysCountAgainstTheBudget) {
     ASSERT_EQ(ftpool_font_create(pool_, &desc, &font), FTPOOL_OK);
     ftpool_font_release(font);
   }
-  std::atomic<bool> pinned{false}, done{false};
-  std::thread holder([&] {
-    FT_Face face = Acquire(pinned_font);
-    Glyph(pinned_font, face, FT_Get_Char_Index(face, 'A'));
-    pinned = true;
-    Await(done);
-    GiveBack(pinned_font, face);
-  });
-  ASSERT_TRUE(Await(pinned));
+  PinnedReader holder(pinned_font);
   long base = memory_.outstanding_bytes();
   long most = 0;
   auto one = [&](ftpool_font_desc desc) {
@@ -175,8 +167,7 @@ TEST_P(GlyphHoldTest, EntriesKeysCountAgainstTheBudget) {
   EXPECT_LE(most, (long)(2 * kBudget) + 16384)
       << "the cache held " << most << " bytes for a " << kBudget
       << "-byte budget";
-  done = true;
-  holder.join();
+  holder.Release();
 }
 
 // A font held for the whole run that looks nothing up pins nothing: the
@@ -240,15 +231,7 @@ TEST_P(GlyphHoldTest, AHolderWithoutQuiescentPointsShowsTheStall) {
   // locked while it holds it.
   ftpool_font *font = Font(kCjk, 24), *held = Font(kSans, 12);
   ASSERT_TRUE(font && held);
-  std::atomic<bool> pinned{false}, done{false};
-  std::thread holder([&] {
-    FT_Face face = Acquire(held);
-    Glyph(held, face, FT_Get_Char_Index(face, 'A'));
-    pinned = true;
-    Await(done);
-    GiveBack(held, face);
-  });
-  ASSERT_TRUE(Await(pinned));
+  PinnedReader holder(held);
   for (int i = 0; i < 3; i++) {
     FT_Face face = Acquire(font);
     DrawCjk(font, face, 300);
@@ -259,8 +242,7 @@ TEST_P(GlyphHoldTest, AHolderWithoutQuiescentPointsShowsTheStall) {
   EXPECT_EQ(s.glyph_readers_pinned, 1u);
   EXPECT_GT(s.glyph_oldest_pin_age, 0u);
   EXPECT_LE(s.glyph_uncached_stalled, s.glyph_uncached);
-  done = true;
-  holder.join();
+  holder.Release();
   EXPECT_EQ(Stats(pool_).glyph_bytes_awaiting, 0u);
 }
 

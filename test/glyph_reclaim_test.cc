@@ -36,15 +36,7 @@ TEST_P(GlyphReclaimTest, AnUnpinDuringAnotherThreadsReclaimIsServed) {
   ASSERT_TRUE(font && other);
 
   // The reader: pinned, until told to give its font back.
-  std::atomic<bool> pinned{false}, give_back{false};
-  std::thread reader([&] {
-    FT_Face face = Acquire(font);
-    Glyph(font, face, FT_Get_Char_Index(face, 'A'));
-    pinned = true;
-    Await(give_back);
-    GiveBack(font, face);
-  });
-  ASSERT_TRUE(Await(pinned));
+  PinnedReader reader(font);
 
   // The evictor: misses past the budget, then gives back; its unpin takes
   // the token to reclaim, reads the reader's pin, and parks.
@@ -59,8 +51,7 @@ TEST_P(GlyphReclaimTest, AnUnpinDuringAnotherThreadsReclaimIsServed) {
   ASSERT_TRUE(Await(parked)) << "the evictor never reclaimed";
   EXPECT_GT(Stats(pool_).glyph_bytes_awaiting, 0u);
 
-  give_back = true; // its unpin finds the token taken
-  reader.join();
+  reader.Release(); // its unpin finds the token taken
   resume = true;
   evictor.join();
 

@@ -5,6 +5,8 @@
 #ifndef FTPOOL_TEST_GLYPH_POOL_H
 #define FTPOOL_TEST_GLYPH_POOL_H
 
+#include <atomic>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -65,6 +67,41 @@ protected:
   CountingMemory memory_;
   ftpool *pool_ = nullptr;
   std::vector<ftpool_font *> fonts_;
+};
+
+// Another thread that acquires font and looks its 'A' up, so that its
+// reader is pinned once the constructor returns, and holds the font until
+// Release() (or the destructor). With the shared-mutex backend the font is
+// locked meanwhile: give it a font of its own.
+class PinnedReader {
+public:
+  explicit PinnedReader(ftpool_font *font)
+      : thread_([this, font] {
+          FT_Face face = nullptr;
+          EXPECT_EQ(ftpool_font_acquire(font, &face), FTPOOL_OK);
+          const ftpool_glyph *glyph;
+          EXPECT_EQ(ftpool_font_glyph(font, face, FT_Get_Char_Index(face, 'A'),
+                                      FT_LOAD_DEFAULT, &glyph),
+                    FTPOOL_OK);
+          pinned_ = true;
+          Await(release_);
+          EXPECT_EQ(ftpool_font_give_back(font, face), FTPOOL_OK);
+        }) {
+    EXPECT_TRUE(Await(pinned_)) << "the reader never pinned";
+  }
+  PinnedReader(const PinnedReader &) = delete;
+  PinnedReader &operator=(const PinnedReader &) = delete;
+  ~PinnedReader() { Release(); }
+  // Gives the font back (unpinning), and waits for the thread.
+  void Release() {
+    release_ = true;
+    if (thread_.joinable())
+      thread_.join();
+  }
+
+private:
+  std::atomic<bool> pinned_{false}, release_{false};
+  std::thread thread_;
 };
 
 } // namespace ftpool_test
