@@ -38,6 +38,22 @@ typedef struct {
   _Atomic(uint64_t) v;
 } atomic_u64;
 
+/* Each must be lock-free, or the build fails: a fork() child or a signal
+ * handler must never wait on the lock libatomic hides behind a wider atomic
+ * (32-bit ARM's 64-bit ones are ldrexd/strexd, for instance, not a lock).
+ * C11's macro for the integer type of the same size: uint64_t is unsigned
+ * long on 64-bit Linux, unsigned long long on 32-bit and on Windows. */
+#define FTPOOL_LOCK_FREE(type)                                                 \
+  ((sizeof(type) == sizeof(int)         ? ATOMIC_INT_LOCK_FREE                 \
+    : sizeof(type) == sizeof(long)      ? ATOMIC_LONG_LOCK_FREE                \
+    : sizeof(type) == sizeof(long long) ? ATOMIC_LLONG_LOCK_FREE               \
+                                        : 0) == 2)
+_Static_assert(ATOMIC_POINTER_LOCK_FREE == 2 && FTPOOL_LOCK_FREE(uintptr_t) &&
+                   FTPOOL_LOCK_FREE(size_t),
+               "atomic_word, atomic_ptr, atomic_refcount and atomic_counter "
+               "must be lock-free");
+_Static_assert(FTPOOL_LOCK_FREE(uint64_t), "atomic_u64 must be lock-free");
+
 static inline void word_init(atomic_word *a, uintptr_t value) {
   atomic_init(&a->v, value);
 }
@@ -117,8 +133,16 @@ static inline bool ptr_cas_acq_rel(atomic_ptr *a, void **expected,
       &a->v, expected, desired, memory_order_acq_rel, memory_order_acquire);
 }
 
-/* For test/glyph_stress_test.cc's negative control alone: a publication
- * with no ordering, which ThreadSanitizer must catch. */
+/* On failure *expected is reloaded, relaxed. */
+static inline bool ptr_cas_acquire(atomic_ptr *a, void **expected,
+                                   void *desired) {
+  return atomic_compare_exchange_strong_explicit(
+      &a->v, expected, desired, memory_order_acquire, memory_order_relaxed);
+}
+
+/* An unlink from a chain's head (glyph_evict.c), which hands nothing over;
+ * and test/glyph_stress_test.cc's negative control: a publication with no
+ * ordering, which ThreadSanitizer must catch. */
 static inline bool ptr_cas_relaxed(atomic_ptr *a, void **expected,
                                    void *desired) {
   return atomic_compare_exchange_strong_explicit(

@@ -60,7 +60,10 @@ void *ftpool__chunked_get(struct chunked *a, FT_Memory memory, size_t size,
 void ftpool__chunked_each(struct chunked *a, size_t size,
                           void (*each)(void *element, void *arg), void *arg) {
   for (size_t k = 0; k < CHUNKED_CHUNKS; k++) {
-    char *chunk = ptr_load_acquire(&a->chunks[k]);
+    /* Relaxed: each caller comes after every chunked_get on a, by its own
+     * ordering: the destroy (after every other call) or a font's last
+     * release (acq_rel, after each holder's; instance.c). */
+    char *chunk = ptr_load_relaxed(&a->chunks[k]);
     if (chunk)
       for (size_t i = 0; i < chunk_length(k); i++)
         each(chunk + i * size, arg);
@@ -72,5 +75,5 @@ void ftpool__chunked_fini(struct chunked *a, FT_Memory memory, size_t size,
   if (each)
     ftpool__chunked_each(a, size, each, arg);
   for (size_t k = 0; k < CHUNKED_CHUNKS; k++)
-    ftpool__memory_free(memory, ptr_load_acquire(&a->chunks[k]));
+    ftpool__memory_free(memory, ptr_load_relaxed(&a->chunks[k])); /* as above */
 }

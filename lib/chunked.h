@@ -45,12 +45,13 @@ void *ftpool__chunked_get(struct chunked *a, FT_Memory memory, size_t size,
                           void (*init)(void *element, size_t index));
 
 /* Calls each on every element of every chunk made. The caller makes sure no
- * chunk is being made meanwhile. */
+ * chunk is being made meanwhile, and that every chunked_get on a happened
+ * before this call (its loads are relaxed). */
 void ftpool__chunked_each(struct chunked *a, size_t size,
                           void (*each)(void *element, void *arg), void *arg);
 
 /* Calls each (if not NULL) on every element of every chunk made, then frees
- * the chunks. Single-threaded. */
+ * the chunks. Single-threaded, after every chunked_get, as chunked_each. */
 void ftpool__chunked_fini(struct chunked *a, FT_Memory memory, size_t size,
                           void (*each)(void *element, void *arg), void *arg);
 

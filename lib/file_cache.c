@@ -26,11 +26,12 @@ void ftpool__file_cache_init(struct file_cache *cache, size_t budget) {
     ptr_init(&cache->buckets[i], NULL);
 }
 
+/* 64-bit FNV-1a, whatever size_t's width: its constants are 64-bit. */
 static size_t hash_path(const char *path) {
-  size_t h = 14695981039346656037u; /* FNV-1a */
+  uint64_t h = 14695981039346656037u;
   for (const unsigned char *p = (const unsigned char *)path; *p; p++)
     h = (h ^ *p) * 1099511628211u;
-  return h;
+  return (size_t)h;
 }
 
 static struct cache_entry *find(struct cache_entry *from,
@@ -92,7 +93,10 @@ static void evict_over_budget(ftpool *pool, struct cache_entry *keep) {
         if (!b ||
             (pass == 0 && refcount_load_relaxed(&((ftpool_blob *)b)->refs) > 1))
           continue;
-        if (ptr_cas_acq_rel(&e->blob, &b, NULL)) {
+        /* Acquire: the blob taken may be one a replacement stored after the
+         * load above, whose size is read next. No release: storing NULL
+         * hands nothing over, for whoever reads it reads nothing after. */
+        if (ptr_cas_acquire(&e->blob, &b, NULL)) {
           /* The entry's reference is ours now. */
           counter_sub_relaxed(&cache->bytes, ((ftpool_blob *)b)->size);
           counter_add_relaxed(&cache->evictions, 1);
@@ -171,7 +175,8 @@ void ftpool__file_cache_stats(struct file_cache *cache, ftpool_stats *s) {
 
 void ftpool__file_cache_fini(ftpool *pool) {
   for (size_t i = 0; i < FILE_CACHE_BUCKETS; i++) {
-    struct cache_entry *e = ptr_load_acquire(&pool->files.buckets[i]);
+    /* Relaxed: ftpool_destroy comes after every other call (its contract). */
+    struct cache_entry *e = ptr_load_relaxed(&pool->files.buckets[i]);
     while (e) {
       struct cache_entry *next = e->next;
       ftpool_blob *b = ptr_load_relaxed(&e->blob);

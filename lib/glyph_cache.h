@@ -241,12 +241,14 @@ static inline atomic_ptr *ftpool__glyph_bucket(struct glyph_cache *cache,
   return &cache->buckets[(size_t)(hash >> 17) & cache->mask];
 }
 
-/* From e on, the entry equal to req, or NULL. Acquire on each link pairs
- * with the release that published the entry it points to (the inserter's
- * CAS, or an evictor's relink), so its fields are complete. */
+/* From e on, the entry equal to req, or NULL. e came from a bucket head's
+ * acquire load; the links are relaxed, for each points to an entry older
+ * than its own, whose publishing CAS heads a release sequence that every
+ * later write of the head continues (all are read-modify-writes), so that
+ * load synchronised with its inserter already (unlink_entry). */
 static inline struct glyph_entry *
 ftpool__glyph_search(struct glyph_entry *e, const struct glyph_request *req) {
-  for (; e; e = ptr_load_acquire(&e->next))
+  for (; e; e = ptr_load_relaxed(&e->next))
     if (ftpool__glyph_matches(e, req))
       return e;
   return NULL;

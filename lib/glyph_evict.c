@@ -116,23 +116,29 @@ static void dequeue(struct glyph_cache *cache, struct glyph_entry *e) {
 /* Takes e out of its chain. Inserters only ever change a bucket's head, so
  * a link inside a chain has one writer, the token holder; the head is
  * changed by CAS, against them. Readers on e keep following e->next,
- * which stays as it was. Release on the new link, and acquire where the
- * successor was read, so a reader reaching it through the new link sees
- * what its inserter wrote. */
+ * which stays as it was. The links, and the head's CAS here, are relaxed:
+ * a link only ever points to an older entry, and every write of a head is
+ * a read-modify-write, so the head's acquire load (below, and a reader's)
+ * synchronises with the inserter of every entry the chain reaches (each
+ * is in the release sequence of the CAS that published it). Nothing
+ * written here is read through a link: an unlink reaches readers through
+ * the epoch and the fences. */
 static void unlink_entry(struct glyph_cache *cache, struct glyph_entry *e) {
   atomic_ptr *bucket = ftpool__glyph_bucket(cache, e->hash);
-  void *next = ptr_load_acquire(&e->next);
+  void *next = ptr_load_relaxed(&e->next);
   for (;;) {
+    /* Acquire: the walk below reads entries inserted after this evictor
+     * took e in, and their links. */
     void *head = ptr_load_acquire(bucket);
     if (head == e) {
-      if (ptr_cas_release(bucket, &head, next))
+      if (ptr_cas_relaxed(bucket, &head, next))
         return;
       continue; /* an inserter pushed in front of e */
     }
     struct glyph_entry *pred = head, *after;
-    while ((after = ptr_load_acquire(&pred->next)) != e)
+    while ((after = ptr_load_relaxed(&pred->next)) != e)
       pred = after;
-    ptr_store_release(&pred->next, next);
+    ptr_store_relaxed(&pred->next, next);
     return;
   }
 }

@@ -5,6 +5,16 @@
  * st_ctimespec) under _POSIX_C_SOURCE. */
 #define _DARWIN_C_SOURCE
 #endif
+/* 64-bit off_t, ino_t and time_t where they have 32 bits by default (glibc
+ * on 32-bit ARM and x86): stat() fails there with EOVERFLOW for a file
+ * dated after January 2038, or whose inode number has over 32 bits (XFS,
+ * overlays). Only this file sees struct stat: file_identity is 64-bit. */
+#ifndef _FILE_OFFSET_BITS
+#define _FILE_OFFSET_BITS 64
+#endif
+#ifndef _TIME_BITS
+#define _TIME_BITS 64
+#endif
 
 #include "platform.h"
 

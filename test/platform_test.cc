@@ -2,10 +2,16 @@
 // What lib/platform_*.c does, on every platform: UTF-8 paths (non-ASCII on
 // Windows goes through the wide API, not the ANSI code page), the file's
 // identity in the cache (a replacement or a rewrite with the same size and
-// time is still a new file), what is no font file; and on Windows, contexts
-// released at the exit of threads made with CreateThread rather than pthreads.
+// time is still a new file; one dated after 2038 opens), what is no font
+// file; and on Windows, contexts released at the exit of threads made with
+// CreateThread rather than pthreads. And that lib/atomics.h's atomic types
+// are lock-free where it runs.
+#include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -16,6 +22,11 @@
 #ifdef _WIN32
 #include <windows.h>
 #undef ReplaceFile // a Win32 macro, not ours
+#else
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 #include "ftpool.h"
@@ -146,6 +157,36 @@ TEST_P(FileIdentityTest, RewriteInPlaceWithSameSizeAndTimeIsSeen) {
   EXPECT_EQ(Stats(pool_).blob_loads, 2u);
 }
 
+#ifndef _WIN32
+// Sets the file's access and modification times, in seconds since 1970:
+// past 2038 too where time_t is 32 bits (Debian bookworm's 32-bit ARM),
+// through the kernel's 64-bit call.
+bool SetFileTime(const std::string &path, int64_t seconds) {
+#ifdef SYS_utimensat_time64
+  const struct { int64_t sec, nsec; } times[2] = {{seconds, 0}, {seconds, 0}};
+  return syscall(SYS_utimensat_time64, AT_FDCWD, path.c_str(), times, 0) == 0;
+#else
+  const timespec times[2] = {{static_cast<time_t>(seconds), 0},
+                             {static_cast<time_t>(seconds), 0}};
+  return utimensat(AT_FDCWD, path.c_str(), times, 0) == 0;
+#endif
+}
+
+// A font file dated after January 2038, where a 32-bit time_t ends, opens:
+// its identity's times are 64-bit, and lib/platform_posix.c asks stat()
+// for 64-bit ones (without, stat() fails with EOVERFLOW on 32-bit ARM; as
+// it does for an inode number over 32 bits, on XFS or an overlay).
+TEST_P(FileIdentityTest, FileDatedAfter2038Opens) {
+  const std::string path = dir_.File("font.ttf");
+  ASSERT_TRUE(ReplaceFile(path, sans_));
+  ASSERT_TRUE(SetFileTime(path, int64_t{2208988800})) // 2040-01-01
+      << std::strerror(errno);
+  FT_Face face;
+  ASSERT_EQ(ftpool_open_file(pool_, path.c_str(), 0, &face), FTPOOL_OK);
+  EXPECT_EQ(ftpool_close(pool_, face), FTPOOL_OK);
+}
+#endif
+
 INSTANTIATE_TEST_SUITE_P(Cached, FileIdentityTest,
                          ::testing::Values(FTPOOL_DEFAULT_FILE_CACHE_BYTES));
 
@@ -210,6 +251,23 @@ TEST_P(ThreadExitTest, CreateThreadThreadsReleaseTheirContexts) {
 INSTANTIATE_TEST_SUITE_P(Cached, ThreadExitTest,
                          ::testing::Values(FTPOOL_DEFAULT_FILE_CACHE_BYTES));
 #endif
+
+// lib/atomics.h asserts at compile time that its five types are lock-free
+// (a fork() child or a signal handler must never wait on libatomic's hidden
+// lock); this asks the running machine about the same four sizes, through
+// std::atomic, which GCC and Clang implement as C's _Atomic. On 32-bit ARM
+// the 64-bit one is ldrexd/strexd (scripts/cross_check.sh runs it there).
+TEST(AtomicsTest, EveryAtomicTypeIsLockFree) {
+  std::atomic<uintptr_t> word{0};   // atomic_word
+  std::atomic<void *> ptr{nullptr}; // atomic_ptr
+  std::atomic<size_t> count{0};     // atomic_refcount, atomic_counter
+  std::atomic<uint64_t> u64{0};     // atomic_u64
+  EXPECT_TRUE(word.is_lock_free());
+  EXPECT_TRUE(ptr.is_lock_free());
+  EXPECT_TRUE(count.is_lock_free());
+  EXPECT_TRUE(u64.is_lock_free());
+  EXPECT_EQ(sizeof u64, 8u);
+}
 
 } // namespace
 } // namespace ftpool_test

@@ -9,22 +9,48 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 namespace ftpool_test {
 
 // Nothing to do: a crash is a signal that the parent sees in waitpid.
 void PrepareChild() {}
 
+// Under a user-mode emulator (qemu-user, scripts/cross_check.sh) the
+// executable is not one the kernel can run without binfmt_misc, so the child
+// is started through the emulator: FTPOOL_TEST_EXEC_WRAPPER is its command,
+// words split at spaces, to which the executable and its argument are added.
 ChildResult RunSelf(const std::string &mode, int timeout_seconds) {
   std::string arg = "--child=" + mode;
+  std::vector<std::string> words;
+  if (const char *wrapper = std::getenv("FTPOOL_TEST_EXEC_WRAPPER")) {
+    std::istringstream in(wrapper);
+    for (std::string word; in >> word;)
+      words.push_back(word);
+  }
+  if (!words.empty()) {
+    // The emulator answers for /proc/self/exe with the emulated program.
+    char self[4096];
+    ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+    words.push_back(length > 0 ? std::string(self, length) : "");
+    words.push_back(arg);
+  }
+  std::vector<char *> argv;
+  for (std::string &word : words)
+    argv.push_back(&word[0]);
+  argv.push_back(nullptr);
   return RunForked(
       [&] {
-        execl("/proc/self/exe", "child", arg.c_str(),
-              static_cast<char *>(nullptr));
+        if (!words.empty())
+          execvp(argv[0], argv.data());
+        else
+          execl("/proc/self/exe", "child", arg.c_str(),
+                static_cast<char *>(nullptr));
         return 127;
       },
       timeout_seconds);
