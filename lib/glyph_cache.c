@@ -80,15 +80,15 @@ void ftpool__glyph_counts_init(struct glyph_counts *counts) {
 }
 
 void ftpool__glyph_pin(struct glyph_cache *cache, struct glyph_reader *reader) {
-  /* Both relaxed, for the fences on either side order them (GenMC finds
-   * no execution that needs more, docs/design.md). The load: the fence
-   * below is an acquire fence before any chain read, so a reader that pins
-   * the epoch a retirement's release increment made sees the victims
-   * unlinked. The store: the last unpin's fence is a release fence before
-   * it, so an evictor that reads this pin in place of that unpin's 0 still
-   * sees the reads the unpin covered (the fence rule: it holds in C23
-   * too, whose release sequences no longer count this store). */
-  u64_store_relaxed(&reader->pin, u64_load_relaxed(&cache->epoch));
+  /* The load is relaxed: the fence below is an acquire fence before any
+   * chain read, so a reader that pins the epoch a retirement's release
+   * increment made sees the victims unlinked. The store is a release: an
+   * evictor that reads this pin in place of the last unpin's 0 must still
+   * see the reads that unpin covered, and the unpin may have been another
+   * thread's (a shared-mutex font's reader goes with the font's lock), whose
+   * release sequence and fence this store is in neither
+   * (test/genmc/glyph_migrate_harness.c). */
+  u64_store_release(&reader->pin, u64_load_relaxed(&cache->epoch));
   /* The pin is visible to an evictor before this reader reads a chain, or
    * the reader sees every unlink the evictor made before reading pins:
    * pairs with the evictor's fence between unlinking and reading pins. */

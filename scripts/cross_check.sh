@@ -2,22 +2,24 @@
 # SPDX-License-Identifier: MIT
 # ftpool on other processors, built and tested on amd64: cross-builds it and
 # the GoogleTest suites through meson.build with Debian's cross compilers
-# and runs them (meson test) under qemu-user, for aarch64 (arm64), 32-bit
-# ARM (armhf: 32-bit pointers and size_t, 64-bit atomics on a 32-bit CPU)
-# and s390x (big-endian, 64-bit). FreeType and GoogleTest for each come
-# from Debian's packages for that architecture, unpacked into a sysroot
-# under build/cross/ARCH, not installed: they are Multi-Arch: same, and
-# bookworm's security archive no longer carries s390x, so installing them
-# with dpkg would mean downgrading the machine's own zlib, libssl and more.
-# Installs the cross compilers and qemu-user with scripts/setup.sh and adds
-# the architectures to dpkg, so apt can fetch their packages. Everything is
-# kept under build/cross/ARCH for the next run; a line per architecture
-# says how many suites and test cases passed, and in how long.
-# The suites run as natively, with their own sizes, under --timeout-multiplier
-# 3 (emulation is 5-20x slower than the machine), except stress_test's
-# rounds: FTPOOL_STRESS_ROUNDS=1 in place of 4, set below.
-# About 14 min from nothing on 2 cores (3 min of it the packages), 6 min
-# after (the tests alone); see the timings logged at the end of each run.
+# and runs every suite of test/meson.build (meson test) under qemu-user, for
+# aarch64 (arm64), 32-bit ARM (armhf: 32-bit pointers and size_t, 64-bit
+# atomics on a 32-bit CPU) and s390x (big-endian, 64-bit). Installs the
+# cross compilers with scripts/setup.sh; FreeType and GoogleTest for each
+# come from Debian's packages for that architecture (dpkg learns the
+# architecture, so that apt fetches them), unpacked into a sysroot under
+# build/cross/ARCH, not installed: they are Multi-Arch: same, pinned to the
+# machine's own version, and bookworm's security archive no longer carries
+# s390x, so dpkg would downgrade the machine's zlib, libssl and more. The
+# emulators are trixie's (below), under build/cross/qemu. All of it is kept
+# for the next run; a line per architecture says how many suites and test
+# cases passed, and in how long; a failure prints meson test's log.
+# The suites run at their native sizes under --timeout-multiplier 3, except
+# stress_test (FTPOOL_STRESS_ROUNDS=1, set below); the tests' C++ is built
+# at -O1 without debug information, ftpool itself at -O2.
+# Cost on 2 cores shared with other builds (load 4-9), 2026-12-07: 14 min 20
+# s from nothing (arm64 359 s, armhf 274 s, s390x 216 s: building is about
+# half), 8 min when built already (186, 150, 144 s: the tests alone).
 # Usage: scripts/cross_check.sh [ARCH...] (arm64, armhf, s390x; all if none)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -111,14 +113,17 @@ sysroot() {
   echo "${packages[*]}" >"$stamp"
 }
 
-# The Meson cross file, rewritten only when it changes. The programs find the sysroot's libraries through their
-# rpath, and the rest (libc, libstdc++) under qemu's -L root.
+# The Meson cross file, rewritten only when it changes. The programs find
+# the sysroot's libraries through their rpath, and the rest (libc,
+# libstdc++) under qemu's -L root.
 cross_file() {
   local arch=$1 triplet=$2 qemu=$3 family=$4 cpu=$5 endian=$6
   local out=$root/$1 sys=$root/$1/sysroot
   local wrapper="'$qemu_dir/qemu-$qemu', '-L', '/usr/$triplet'"
   local dirs=$sys/usr/lib/$triplet:$sys/lib/$triplet
-  local link_args="'-Wl,-rpath-link,$dirs', '-Wl,-rpath,$dirs', '-Wl,--disable-new-dtags'"
+  local link_args="'-Wl,-rpath-link,$dirs', '-Wl,-rpath,$dirs',"
+  link_args+=" '-Wl,--disable-new-dtags'"
+  local pc="'$sys/usr/lib/$triplet/pkgconfig', '$sys/usr/share/pkgconfig'"
   cat >"$out/cross.ini.new" <<EOF
 [binaries]
 c = '$triplet-gcc'
@@ -130,7 +135,7 @@ exe_wrapper = [$wrapper]
 
 [properties]
 sys_root = '$sys'
-pkg_config_libdir = ['$sys/usr/lib/$triplet/pkgconfig', '$sys/usr/share/pkgconfig']
+pkg_config_libdir = [$pc]
 # test/meson.build: how a suite starts itself again in a child process.
 child_exe_wrapper = [$wrapper]
 
@@ -187,7 +192,8 @@ for arch in "${arches[@]}"; do
   cases=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\?\.$/\1/p' \
     "$build/meson-logs/testlog.txt" | awk '{n += $1} END {print n + 0}')
   line="$arch ($triplet, $endian-endian): $status: $suites of $total suites,"
-  line+=" $cases test cases passed under qemu-$qemu in $((SECONDS - arch_start)) s"
+  line+=" $cases test cases passed under qemu-$qemu"
+  line+=" in $((SECONDS - arch_start)) s"
   if [ "$status" != ok ]; then
     cat "$tests" >&2
     failed+=("$arch")
