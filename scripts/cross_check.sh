@@ -7,12 +7,15 @@
 # atomics on a 32-bit CPU) and s390x (big-endian, 64-bit). Installs the
 # cross compilers with scripts/setup.sh; FreeType and GoogleTest for each
 # come from Debian's packages for that architecture (dpkg learns the
-# architecture, so that apt fetches them), unpacked into a sysroot under
-# build/cross/ARCH, not installed: they are Multi-Arch: same, pinned to the
-# machine's own version, and bookworm's security archive no longer carries
-# s390x, so dpkg would downgrade the machine's zlib, libssl and more. The
-# emulators are trixie's (below), under build/cross/qemu. All of it is kept
-# for the next run; a line per architecture says how many suites and test
+# architecture, so that apt fetches them), unpacked into a sysroot, not
+# installed: they are Multi-Arch: same, pinned to the machine's own
+# version, and bookworm's security archive no longer carries s390x, so dpkg
+# would downgrade the machine's zlib, libssl and more. The emulators are
+# trixie's (below). The sysroots, the emulators and a ccache of the
+# compiles are kept outside the clone ($FTPOOL_CACHE, default
+# ~/.cache/ftpool: cross-ARCH, cross-qemu, ccache), so that CI's fresh
+# clone builds in about a minute; the builds themselves are under
+# build/cross/ARCH. A line per architecture says how many suites and test
 # cases passed, and in how long; a failure prints meson test's log.
 # The suites run at their native sizes under --timeout-multiplier 3, except
 # stress_test (FTPOOL_STRESS_ROUNDS=1, set below); the tests' C++ is built
@@ -25,6 +28,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
 root=$src/build/cross
+cache=${FTPOOL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ftpool}
+# ccache keyed by the preprocessed source and the compiler, with paths made
+# relative to the clone, wherever it is.
+export CCACHE_DIR=$cache/ccache CCACHE_BASEDIR=$src CCACHE_MAXSIZE=2G
 start=$SECONDS
 arches=("$@")
 [ ${#arches[@]} -gt 0 ] || arches=(arm64 armhf s390x)
@@ -49,7 +56,7 @@ for arch in "${arches[@]}"; do describe "$arch" >/dev/null; done
 scripts/setup.sh --only gcc-aarch64-linux-gnu g++-aarch64-linux-gnu \
   gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf \
   gcc-s390x-linux-gnu g++-s390x-linux-gnu \
-  meson ninja-build pkg-config fonts-dejavu-core
+  meson ninja-build pkg-config fonts-dejavu-core ccache
 
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -67,7 +74,7 @@ quiet() {
 # process forked from a threaded one aborts in 7.2 when it starts a thread
 # ("qemu_plugin_vcpu_init_hook: assertion failed"), and fork_test does that.
 # Only the three emulators are unpacked, under build/cross/qemu.
-qemu_dir=$root/qemu
+qemu_dir=$cache/cross-qemu
 if [ ! -x "$qemu_dir/qemu-s390x" ]; then
   echo "cross_check: qemu-user from trixie into $qemu_dir" >&2
   rm -rf "$qemu_dir" && mkdir -p "$qemu_dir/deb"
@@ -84,7 +91,7 @@ packages=(libfreetype6 libfreetype-dev zlib1g zlib1g-dev libpng16-16
   libpng-dev libbrotli1 libbrotli-dev libgtest-dev)
 
 sysroot() {
-  local arch=$1 triplet=$2 out=$root/$1 p link target
+  local arch=$1 triplet=$2 out=$cache/cross-$1 p link target
   local stamp=$out/sysroot/.packages
   [ "$(cat "$stamp" 2>/dev/null)" = "${packages[*]}" ] && return 0
   if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
@@ -118,7 +125,7 @@ sysroot() {
 # libstdc++) under qemu's -L root.
 cross_file() {
   local arch=$1 triplet=$2 qemu=$3 family=$4 cpu=$5 endian=$6
-  local out=$root/$1 sys=$root/$1/sysroot
+  local out=$root/$1 sys=$cache/cross-$1/sysroot
   local wrapper="'$qemu_dir/qemu-$qemu', '-L', '/usr/$triplet'"
   local dirs=$sys/usr/lib/$triplet:$sys/lib/$triplet
   local link_args="'-Wl,-rpath-link,$dirs', '-Wl,-rpath,$dirs',"
@@ -126,8 +133,8 @@ cross_file() {
   local pc="'$sys/usr/lib/$triplet/pkgconfig', '$sys/usr/share/pkgconfig'"
   cat >"$out/cross.ini.new" <<EOF
 [binaries]
-c = '$triplet-gcc'
-cpp = '$triplet-g++'
+c = ['ccache', '$triplet-gcc']
+cpp = ['ccache', '$triplet-g++']
 ar = '$triplet-ar'
 strip = '$triplet-strip'
 pkgconfig = 'pkg-config'

