@@ -18,44 +18,13 @@
 #include "lib/context.c"
 #include "lib/registry.c"
 
-/* Shims: the fork stamps (fork_harness.c checks them), the glyph reader
- * (glyph_harness.c) and blobs (blob_harness.c), which a close here has
- * none of. */
-void ftpool__fork_stamp(struct context *c) { (void)c; }
-void ftpool__fork_unstamp(struct context *c) { (void)c; }
-void ftpool__glyph_reader_init(struct glyph_reader *r) { (void)r; }
-void ftpool__glyph_counts_init(struct glyph_counts *c) { (void)c; }
-void ftpool__blob_drop(ftpool_blob *b) { assert(!b); }
-
-struct fake_library {
-  int edits; /* plain: only the holder touches it */
-};
-
-struct close_note {
-  struct mail mail;
-  int payload; /* written by the poster before posting */
-  int done;
-};
-
-static ftpool_blob *close_inside(struct context *c, struct mail *m) {
-  struct close_note *note = (struct close_note *)m;
-  ((struct fake_library *)(void *)c->library)->edits++;
-  assert(note->payload == 42);
-  note->done++;
-  return NULL;
-}
-
-static const struct mail_kind close_kind = {NULL, close_inside, NULL, true};
+#include "test/genmc/context_shims.h"
 
 static struct registry registry;
 static struct context context;
 static struct fake_library library;
 static struct close_note note = {{NULL, &close_kind}, 0, 0};
 static int adopted, posted;
-
-static void edit(struct context *c) {
-  ((struct fake_library *)(void *)c->library)->edits++;
-}
 
 static void *thread(void *arg) {
   switch ((intptr_t)arg) {
@@ -77,7 +46,7 @@ static void *thread(void *arg) {
   case 2: { /* hands a close to whoever holds it */
     struct context *c = ftpool__registry_first(&registry);
     if (c) {
-      note.payload = 42;
+      note.payload = CLOSE_PAYLOAD;
       posted = 1;
       ftpool__context_hand_over(c, &note.mail);
     }

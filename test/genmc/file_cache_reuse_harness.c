@@ -25,6 +25,13 @@
  */
 #include "test/genmc/harness.h"
 
+/* What thread 0 opens, and the buckets that then hold a file:
+ * file_cache_reuse_evict_harness.c opens another file, and evicts. */
+#ifndef REUSE_SECOND_FILE
+#define REUSE_SECOND_FILE "ds"
+#define REUSE_BUCKETS 1
+#endif
+
 #include <genmc.h>
 
 #include "test/genmc/blob_shims.h"
@@ -53,7 +60,7 @@ static void *thread(void *arg) {
     atomic_store_explicit(&done, 1, memory_order_relaxed);
   } else {
     __VERIFIER_assume(atomic_load_explicit(&done, memory_order_relaxed));
-    open_close("ds", 2);
+    open_close(REUSE_SECOND_FILE, 2);
   }
   return NULL;
 }
@@ -72,7 +79,7 @@ int main(void) {
 
   struct file_cache *cache = &pool.files;
   size_t held = 0;
-  for (int i = 0; i < 1; i++) { /* ds's bucket */
+  for (int i = 0; i < REUSE_BUCKETS; i++) { /* ds's bucket (then lp's) */
     struct cache_entry *e = ptr_load_relaxed(&cache->buckets[i]);
     assert(e && !e->next);
     ftpool_blob *b = ptr_load_relaxed(&e->blob);

@@ -16,32 +16,7 @@
 
 #include "lib/context.c"
 
-/* Shims: as in context_harness.c. */
-void ftpool__fork_stamp(struct context *c) { (void)c; }
-void ftpool__fork_unstamp(struct context *c) { (void)c; }
-void ftpool__glyph_reader_init(struct glyph_reader *r) { (void)r; }
-void ftpool__glyph_counts_init(struct glyph_counts *c) { (void)c; }
-void ftpool__blob_drop(ftpool_blob *b) { assert(!b); }
-
-struct fake_library {
-  int edits; /* plain: only the holder touches it */
-};
-
-struct close_note {
-  struct mail mail;
-  int payload; /* written by the poster before posting */
-  int done;
-};
-
-static ftpool_blob *close_inside(struct context *c, struct mail *m) {
-  struct close_note *note = (struct close_note *)m;
-  ((struct fake_library *)(void *)c->library)->edits++;
-  assert(note->payload == 7);
-  note->done++;
-  return NULL;
-}
-
-static const struct mail_kind close_kind = {NULL, close_inside, NULL, true};
+#include "test/genmc/context_shims.h"
 
 static struct context context;
 static struct fake_library library;
@@ -51,12 +26,12 @@ static struct close_note notes[2] = {{{NULL, &close_kind}, 0, 0},
 static void *thread(void *arg) {
   intptr_t i = (intptr_t)arg;
   if (i == 0) { /* the holder: an edit, a drain, an edit, the release */
-    library.edits++;
+    edit(&context);
     ftpool__context_drain(&context);
-    library.edits++;
+    edit(&context);
     ftpool__context_release(&context);
   } else { /* a closer */
-    notes[i - 1].payload = 7;
+    notes[i - 1].payload = CLOSE_PAYLOAD;
     ftpool__context_hand_over(&context, &notes[i - 1].mail);
   }
   return NULL;
