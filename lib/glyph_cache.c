@@ -85,8 +85,8 @@ void ftpool__glyph_pin(struct glyph_cache *cache, struct glyph_reader *reader) {
    * increment made sees the victims unlinked. The store is a release: an
    * evictor that reads this pin in place of the last unpin's 0 must still
    * see the reads that unpin covered, and the unpin may have been another
-   * thread's (a shared-mutex font's reader goes with the font's lock), whose
-   * release sequence and fence this store is in neither
+   * thread's (a shared-mutex font's reader goes with the font's lock):
+   * neither that thread's release sequence nor its fence covers this store
    * (test/genmc/glyph_migrate_harness.c). */
   u64_store_release(&reader->pin, u64_load_relaxed(&cache->epoch));
   /* The pin is visible to an evictor before this reader reads a chain, or

@@ -16,10 +16,11 @@
 # setup.sh installs, licence lines. Last, the same set-up and the plain and
 # Python suites on a brand-new bookworm root (scripts/fresh_check.sh, root).
 # Installs what is missing first; each check installs its own tools.
-# About 45-65 minutes on 2 cores from a clean clone (docs/building.md has
-# each step's cost; CI has 90): 35-56 before GenMC and the other CPUs, which
-# add about 4 and 8-14 minutes; the Bazel builds' compiles, GenMC's build
-# and the cross builds' sysroots and compiles are cached outside the clone.
+# About 45 minutes on 2 cores from a clean clone when the machine is quiet,
+# up to 70 when busy (docs/building.md has each step's cost; CI has 90):
+# 32-56 before GenMC and the other CPUs, which add about 4 and 8-14; the
+# Bazel builds' compiles, GenMC's build and the cross builds' sysroots and
+# compiles are cached outside the clone.
 # Usage: scripts/test.sh [extra bazel test flags]
 set -uo pipefail
 cd "$(dirname "$0")/.."
