@@ -389,13 +389,15 @@ TEST_P(GlyphHoldTest, AHolderPassingQuiescentPointsCostsOthersNoHits) {
   EXPECT_EQ(last_quiescent.stats.glyph_bytes_awaiting, 0u);
   // Without quiescent points the statistics show the stall: a pin as old as
   // the run, a budget's worth awaiting it, and misses refused for it, more
-  // than the workers' own pins cause. (Its hit rate says little: a stalled
-  // cache evicts nothing, and keeps the hottest glyphs.)
+  // than the workers' own pins cause (not twice as many: with the
+  // shared-mutex backend, on a loaded machine, a run alone was seen with
+  // 5,168 against 9,028). (Its hit rate says little: a stalled cache evicts
+  // nothing, and keeps the hottest glyphs.)
   EXPECT_EQ(stalled.stats.glyph_readers_pinned, 1u);
   EXPECT_GT(stalled.stats.glyph_oldest_pin_age, 100u);
   EXPECT_GT(stalled.stats.glyph_bytes_awaiting, kHolderBudget / 2);
   EXPECT_GT(stalled.stats.glyph_uncached_stalled,
-            2 * last_alone.stats.glyph_uncached_stalled);
+            last_alone.stats.glyph_uncached_stalled);
 }
 
 // A destructor that ftpool_destroy runs may pass a quiescent point or give
