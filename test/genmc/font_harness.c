@@ -65,20 +65,6 @@ struct record {
   size_t uses;             /* acquires not given back */
 };
 
-/* GenMC cannot run memset on the heap (ERROR: Invalid call to memset()),
- * and a read of a size other than the write's is an error: a block is
- * zeroed as the type it holds, through a pointer to a member, which GenMC
- * turns into a store of each field. */
-#define ZERO(T, p)                                                             \
-  do {                                                                         \
-    struct wrap {                                                              \
-      char pad;                                                                \
-      T v;                                                                     \
-    };                                                                         \
-    memset(&((struct wrap *)((char *)(p)-offsetof(struct wrap, v)))->v, 0,     \
-           sizeof(T));                                                         \
-  } while (0)
-
 /* Shims: the pool's allocator (memory.c, which GenMC cannot compile):
  * malloc and free, zeroed as the types allocated here, told apart by their
  * sizes. */

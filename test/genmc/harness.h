@@ -16,10 +16,26 @@
 
 #include <assert.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/atomics.h"
 #include "test/genmc/weaken.h"
+
+/* GenMC cannot run memset on the heap (ERROR: Invalid call to memset()),
+ * and a read of a size other than the write's is an error: a block is
+ * zeroed as the type it holds, through a pointer to a member, which GenMC
+ * turns into a store of each field. */
+#define ZERO(T, p)                                                             \
+  do {                                                                         \
+    struct wrap {                                                              \
+      char pad;                                                                \
+      T v;                                                                     \
+    };                                                                         \
+    memset(&((struct wrap *)((char *)(p)-offsetof(struct wrap, v)))->v, 0,     \
+           sizeof(T));                                                         \
+  } while (0)
 
 #define HARNESS_THREADS_MAX 8
 
