@@ -67,7 +67,7 @@ cd "$dir"
   # v0.11.0 asks for C++23, which bookworm's g++ 12 fails in configure's test
   # though the code builds; without -O2 alone (the default adds -g) the tree
   # is 536 MB and the build 16 minutes.
-  ./configure --with-llvm=/usr/lib/llvm-14 \
+  ./configure --with-llvm="$(llvm-config-14 --prefix)" \
     ax_cv_cxx_compile_cxx23__std_cpp23=yes CXXFLAGS=-O2
   make -j"$(nproc)"
 } >"$dir/build.log" 2>&1 || {
