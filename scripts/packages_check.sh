@@ -4,7 +4,7 @@
 # examples/, scripts/ and docs/ name (fonts above all) must be in a Debian
 # package that scripts/setup.sh installs for the command that reads it: its
 # plain list (what scripts/test.sh installs), the bench list for files only
-# the benchmarks name (bench/, scripts/compare.sh, examples/pillow/bench_*),
+# the benchmarks name (bench/, scripts/compare.sh, examples/pillow/bench*),
 # plus whatever a script asks setup.sh for itself. A package counts when
 # installing those lists on a bare bookworm (the essential packages and apt,
 # as mmdebstrap --variant=apt makes) would bring it in, as apt resolves it
@@ -37,7 +37,7 @@ ignored() {
 
 bench_only() {
   case "$1" in
-  bench/* | scripts/compare.sh | examples/pillow/bench_*) return 0 ;;
+  bench/* | scripts/compare.sh | examples/pillow/bench*) return 0 ;;
   esac
   return 1
 }

@@ -10,7 +10,7 @@
 # workspace, a CPython extension), lib/ within POSIX, the hand-written build
 # lists, the Windows port under wine, the suites on aarch64, armhf and
 # s390x under qemu-user, and Pillow ported to ftpool under
-# Python 3.11 (scripts/pillow_check.sh --free-threaded adds CPython 3.13t,
+# Python 3.11 (examples/pillow/check.sh --free-threaded adds CPython 3.13t,
 # whose build takes ~25 min: run by hand, results in docs/pillow.md).
 # First, static checks: the system files the sources name come from packages
 # setup.sh installs, licence lines. Last, the same set-up and the plain and
@@ -86,7 +86,7 @@ step "build lists" scripts/build_lists_check.sh
 step meson scripts/meson_check.sh
 step windows scripts/windows_check.sh
 step "other CPUs" scripts/cross_check.sh
-step pillow scripts/pillow_check.sh
+step pillow examples/pillow/check.sh
 # Last: setup.sh and the suite on a brand-new bookworm root, where nothing a
 # developer installed by hand can hide a missing package.
 step "fresh machine" scripts/fresh_check.sh

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Builds Pillow in place (setup.py build_ext --inplace) in a folder of its
-# own: a copy of the sources that scripts/pillow_fetch.sh unpacked, built
+# own: a copy of the sources that examples/pillow/fetch.sh unpacked, built
 # by the interpreter given, with FreeType and Raqm required and the other
 # optional codecs off, so that the same build comes out whatever else the
 # machine has. `import PIL` then works with PYTHONPATH=DIR/src. With --port,
@@ -9,10 +9,10 @@
 # on ftpool) and links ftpool's static library. Reused when DIR already
 # holds a build of the same sources, patch and library for the same
 # interpreter. Prints one line: the folder and the build time.
-# Usage: scripts/pillow_build.sh PYTHON DIR [--port]
+# Usage: examples/pillow/build.sh PYTHON DIR [--port]
 #   PYTHON: /usr/bin/python3 (Debian's 3.11, with python3-setuptools), or
 #           build/python3.13t/install/bin/python3.13t once
-#           scripts/python313t_deps.sh gave it setuptools
+#           examples/pillow/python313t_deps.sh gave it setuptools
 set -euo pipefail
 
 [ $# -eq 2 ] || [ $# -eq 3 ] && [ "${3:---port}" = --port ] || {
@@ -23,21 +23,22 @@ port=${3:-}
 python=$1
 case "$python" in */*) python=$(realpath -s "$python") ;; esac
 out=$(mkdir -p "$2" && cd "$2" && pwd)
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 
 scripts/setup.sh --only gcc pkg-config libjpeg-dev zlib1g-dev \
   libfreetype-dev libraqm-dev
-src=$(scripts/pillow_fetch.sh)
+src=$(examples/pillow/fetch.sh)
 patch=$root/examples/pillow/ftpool-port.patch
 flags=()
 identity=$(sha256sum <"$src"/PKG-INFO)
 if [ -n "$port" ]; then
-  lib=$(scripts/pillow_ftpool_lib.sh)
+  lib=$(examples/pillow/ftpool_lib.sh)
   # As build_ext's options: CFLAGS in the environment would replace the
   # interpreter's (-O3 and the rest), and the port would be built unoptimised.
   flags=(--include-dirs="$root/include" --library-dirs="$lib")
-  identity+=$(cat "$patch" "$lib"/libftpool.a "$0" | sha256sum)
+  identity+=$(cat "$patch" "$lib"/libftpool.a "$root"/examples/pillow/build.sh |
+    sha256sum)
 fi
 
 soabi=$("$python" -c 'import sysconfig; print(sysconfig.get_config_var("SOABI"))')

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Checks Pillow builds for the port of Pillow's FreeType layer onto ftpool.
-# For each variant (scripts/pillow_variant.sh makes it: sources fetched
+# For each variant (examples/pillow/variant.sh makes it: sources fetched
 # through a private apt configuration and cached, Pillow built in place):
-#   1. Pillow's own font tests (scripts/pillow_tests.sh), whose tallies must
+#   1. Pillow's own font tests (examples/pillow/tests.sh), whose tallies must
 #      be the ones expected below, with no failure;
 #   2. examples/pillow/threaded_text.py, 8 threads drawing with shared fonts,
 #      every image compared with the single-threaded one; it must pass where
@@ -16,7 +16,7 @@
 #      must equal stock Pillow's under the same interpreter byte for byte:
 #      the port's with its glyph cache (the default), with one of 4 KiB,
 #      and without (FTPOOL_PILLOW_GLYPH_CACHE=off).
-# Variants (scripts/pillow_variant.sh names them): under Debian's Python
+# Variants (examples/pillow/variant.sh names them): under Debian's Python
 # 3.11, stock-cp311 (Pillow 11.1.0 as released), port-cp311 (the same
 # sources with examples/pillow/ftpool-port.patch, per-thread instances of
 # shared fonts) and port-lock-cp311 (the port on the shared-mutex backend, a
@@ -26,10 +26,10 @@
 # run and reported, not required. Every port variant must give stock's
 # tallies and pass the threaded test. Prints the time of each step and the
 # check's wall time.
-# Usage: scripts/pillow_check.sh [--free-threaded]
+# Usage: examples/pillow/check.sh [--free-threaded]
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 free_threaded=0
 case "${1:-}" in
@@ -42,13 +42,13 @@ case "${1:-}" in
 esac
 
 began=$SECONDS
-mapfile -t fonts < <(scripts/pillow_fonts.sh)
+mapfile -t fonts < <(examples/pillow/fonts.sh)
 failures=()
 summaries=()
 # Pillow's COLR test font with layers in the foreground colour (the ink):
 # made with Debian's fontTools, which 3.13t does not have.
 scripts/setup.sh --only python3-fonttools
-src=$(scripts/pillow_fetch.sh)
+src=$(examples/pillow/fetch.sh)
 foreground_font=$root/build/pillow/colr-foreground.ttf
 [ -f "$foreground_font" ] ||
   /usr/bin/python3 examples/pillow/compare_drawings.py --make-foreground-font \
@@ -67,13 +67,13 @@ drawings() {
 }
 
 # check_variant NAME EXPECTED_TALLY THREADED
-#   EXPECTED_TALLY: scripts/pillow_tests.sh's total line, "N passed, ..."
+#   EXPECTED_TALLY: examples/pillow/tests.sh's total line, "N passed, ..."
 #   THREADED: must-pass, or known-to-fail (run and reported only)
 check_variant() {
   local name=$1 expected=$2 threaded=$3 python dir backend start tally verdict
   echo "== $name"
   start=$SECONDS
-  read -r python dir backend < <(scripts/pillow_variant.sh "$name")
+  read -r python dir backend < <(examples/pillow/variant.sh "$name")
   if [ "$backend" = - ]; then
     unset FTPOOL_PILLOW_BACKEND
   else
@@ -88,7 +88,7 @@ check_variant() {
   fi
 
   start=$SECONDS
-  scripts/pillow_tests.sh "$python" "$dir" | tee "$dir"/tests.summary || true
+  examples/pillow/tests.sh "$python" "$dir" | tee "$dir"/tests.summary || true
   tally=$(sed -n 's/^pillow_tests: //p' "$dir"/tests.summary)
   echo "   Pillow's tests: $tally, in $((SECONDS - start))s" \
     "(log: ${dir#"$root"/}/tests.log)"

@@ -8,17 +8,17 @@
 # for stock). Progress goes to stderr.
 #   stock-cp311      Pillow 11.1.0 as released, Debian's Python 3.11
 #   stock-cp313t     the same under a free-threaded CPython 3.13 built here
-#                    (scripts/python313t_build.sh: long the first time)
+#                    (examples/pillow/python313t_build.sh: long the first time)
 #   port-cp311       Pillow 11.1.0 with examples/pillow/ftpool-port.patch:
 #   port-cp313t      its FreeType layer on ftpool, each thread rendering on
 #                    its own instance of a shared font, with no lock
 #   port-lock-cp311  the port on ftpool's shared-mutex backend: one face per
 #   port-lock-cp313t font behind a lock of its own, the design of Pillow's
 #                    later releases (a critical section per font)
-# Usage: scripts/pillow_variant.sh NAME
+# Usage: examples/pillow/variant.sh NAME
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 
 case "${1:-}" in
@@ -38,11 +38,11 @@ case "$1" in
   ;;
 *-cp313t)
   python=$root/build/python3.13t/install/bin/python3.13t
-  scripts/python313t_build.sh >&2
-  scripts/python313t_deps.sh >&2
+  examples/pillow/python313t_build.sh >&2
+  examples/pillow/python313t_deps.sh >&2
   ;;
 esac
 # The lock variant runs the port's build.
 dir=$root/build/pillow/${1/port-lock-/port-}
-scripts/pillow_build.sh "$python" "$dir" ${port[@]+"${port[@]}"} >&2
+examples/pillow/build.sh "$python" "$dir" ${port[@]+"${port[@]}"} >&2
 echo "$python $dir $backend"

@@ -5,10 +5,10 @@
 # them as released upstream (Debian's patches are not applied) into
 # build/pillow/src, read only: builds copy it. Reused when present.
 # Prints the path of the source tree.
-# Usage: scripts/pillow_fetch.sh
+# Usage: examples/pillow/fetch.sh
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 dir=$root/build/pillow
 src=$dir/src

@@ -7,10 +7,10 @@
 # Debian's /usr layout), no PGO or LTO. Reused when present: delete the
 # folder to rebuild. Writes the times of configure, make and make install to
 # build/python3.13t/timing.txt and prints them.
-# Usage: scripts/python313t_build.sh [-jN]   (default -j2)
+# Usage: examples/pillow/python313t_build.sh [-jN]   (default -j2)
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 dir=$root/build/python3.13t
 python=$dir/install/bin/python3.13t

@@ -4,10 +4,10 @@
 # objects) for the Pillow port to link into its extension, in
 # build/pillow/ftpool, rebuilding what changed. Prints the folder that holds
 # libftpool.a and nothing else, so that the linker finds the static one.
-# Usage: scripts/pillow_ftpool_lib.sh
+# Usage: examples/pillow/ftpool_lib.sh
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 out=$root/build/pillow/ftpool
 scripts/setup.sh --only cmake make gcc libfreetype-dev >&2

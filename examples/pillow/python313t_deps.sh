@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Gives the free-threaded CPython of scripts/python313t_build.sh the pure
-# Python packages that building and testing Pillow need (setuptools, pytest
-# and what they import), from Debian trixie's own .deb files: downloaded
-# through scripts/trixie_apt.sh, checked to be Architecture: all, unpacked
-# with dpkg -x under build/python3.13t/deps (nothing is installed into the
-# system) and put on that interpreter's path by a .pth file in its own
-# site-packages. Reused when present with the same list.
-# Usage: scripts/python313t_deps.sh
+# Gives the free-threaded CPython of examples/pillow/python313t_build.sh
+# the pure Python packages that building and testing Pillow need
+# (setuptools, pytest and what they import), from Debian trixie's own .deb
+# files: downloaded through scripts/trixie_apt.sh, checked to be
+# Architecture: all, unpacked with dpkg -x under build/python3.13t/deps
+# (nothing is installed into the system) and put on that interpreter's path
+# by a .pth file in its own site-packages. Reused when present with the same
+# list.
+# Usage: examples/pillow/python313t_deps.sh
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 dir=$root/build/python3.13t
 python=$dir/install/bin/python3.13t
@@ -24,7 +25,7 @@ packages=(
 )
 
 [ -x "$python" ] || {
-  echo "python313t_deps: no $python: run scripts/python313t_build.sh" >&2
+  echo "python313t_deps: no $python: run examples/pillow/python313t_build.sh" >&2
   exit 1
 }
 site=$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')

@@ -8,10 +8,10 @@
 # scripts/trixie_apt.sh and unpacked with dpkg -x under build/fonts, not
 # installed. Reused when present. Prints two lines: the paths of
 # DejaVuSans.ttf and of Cantarell-VF.otf.
-# Usage: scripts/pillow_fonts.sh
+# Usage: examples/pillow/fonts.sh
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 dir=$root/build/fonts
 dejavu=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Runs Pillow's own font tests, unmodified, on a Pillow build made by
-# scripts/pillow_build.sh, with the interpreter that built it: the whole of
+# examples/pillow/build.sh, with the interpreter that built it: the whole of
 # Tests/test_imagefont.py, test_imagefontctl.py, test_font_leaks.py,
 # test_font_crash.py, and the text cases of test_imagedraw.py (selected with
 # -k "text or stroke or font or split_word": the 9 tests that draw or
 # measure text). Prints one line per file and a total line
 # "pillow_tests: N passed, N failed, N skipped"; exits non-zero when a test
 # failed or errored. The full output is in DIR/tests.log.
-# Usage: scripts/pillow_tests.sh PYTHON DIR
+# Usage: examples/pillow/tests.sh PYTHON DIR
 set -euo pipefail
 
 [ $# -eq 2 ] || {

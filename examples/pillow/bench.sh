@@ -2,21 +2,21 @@
 # SPDX-License-Identifier: MIT
 # Measures Pillow's text drawing throughput (examples/pillow/bench_text.py:
 # one shared font, and truetype() + draw per item, at 1, 2, 4 and 8 threads)
-# for each named Pillow build (scripts/pillow_variant.sh builds it if
+# for each named Pillow build (examples/pillow/variant.sh builds it if
 # needed), writes OUT/bench-NAME.json for each, then the table of every
 # bench-*.json in OUT (results of earlier runs included, to compare builds)
 # to OUT/bench.md, and the plot to OUT/bench.png. The port's builds are
 # measured with their glyph cache and without (FTPOOL_PILLOW_GLYPH_CACHE=off),
 # the two alternating run by run; bench.md then compares them.
-# Usage: scripts/pillow_bench.sh [--quick] [--seconds S] [--threads LIST]
+# Usage: examples/pillow/bench.sh [--quick] [--seconds S] [--threads LIST]
 #          [--out DIR] NAME...
-#   NAME: {stock,port,port-lock}-{cp311,cp313t} (scripts/pillow_variant.sh)
+#   NAME: {stock,port,port-lock}-{cp311,cp313t} (examples/pillow/variant.sh)
 #   --quick: 0.5 s per point, one measurement (default: 3 s, median of 3)
 #   --threads: thread counts, default 1,2,4,8
 #   --out: default results/pillow
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 out=$root/results/pillow
 bench_args=()
@@ -50,11 +50,11 @@ done
 }
 
 scripts/setup.sh --only python3 python3-matplotlib fonts-dejavu-core
-mapfile -t fonts < <(scripts/pillow_fonts.sh)
+mapfile -t fonts < <(examples/pillow/fonts.sh)
 font=${fonts[0]}
 mkdir -p "$out"
 for variant in "${variants[@]}"; do
-  read -r python dir backend < <(scripts/pillow_variant.sh "$variant")
+  read -r python dir backend < <(examples/pillow/variant.sh "$variant")
   [ "$backend" = - ] && backend=
   FTPOOL_PILLOW_BACKEND=$backend \
     PYTHONPATH="$dir"/src PYTHONPYCACHEPREFIX="$dir"/pycache \
