@@ -579,8 +579,9 @@ ftpool_status ftpool_font_instance_data(ftpool_font *font, FT_Face face,
  *
  * Entries are keyed by the bytes (the blob, or the version of the file, as
  * the file cache knows it), the face index, the variation coordinates,
- * the size, the load flags and the glyph index, and with FT_LOAD_COLOR the
- * palette and foreground colour too: fonts made from the same file, face
+ * the size, the load flags, the transform (ftpool_font_glyph_transformed)
+ * and the glyph index, and with FT_LOAD_COLOR the palette and foreground
+ * colour too: fonts made from the same file, face
  * and size share them, whatever their charmap, and whatever their colours
  * but for lookups with FT_LOAD_COLOR. A lookup with FT_LOAD_COLOR that
  * misses selects the font's palette and foreground colour on the face
@@ -646,6 +647,29 @@ typedef struct ftpool_glyph {
 ftpool_status ftpool_font_glyph(ftpool_font *font, FT_Face face,
                                 FT_UInt glyph_index, FT_Int32 load_flags,
                                 const ftpool_glyph **glyph);
+
+/*
+ * ftpool_font_glyph under a transform: the glyph as FT_Set_Transform(face,
+ * matrix, delta) and FT_Load_Glyph would render it at the font's size (a
+ * rotated, slanted or scaled glyph, or one shifted by a fraction of a
+ * pixel, as PDF and other renderers that position glyphs at sub-pixel
+ * offsets draw them). NULL matrix: the identity; NULL delta: no shift; as
+ * FT_Set_Transform takes them. The transform is part of the key: each
+ * distinct (matrix, delta) is its own entry, so a renderer should round
+ * its offsets to the few positions it draws (MuPDF: 4 or fewer per pixel)
+ * before looking up. The identity with no shift, or load_flags with
+ * FT_LOAD_IGNORE_TRANSFORM, is ftpool_font_glyph's lookup and shares its
+ * entries. The face's own transform is never applied, and a miss leaves
+ * it as it was (with FreeType before 2.11, which cannot read it, a miss
+ * leaves none, as the acquire set it). Everything else, lifetime and
+ * statuses included, is ftpool_font_glyph's.
+ */
+ftpool_status ftpool_font_glyph_transformed(ftpool_font *font, FT_Face face,
+                                            FT_UInt glyph_index,
+                                            FT_Int32 load_flags,
+                                            const FT_Matrix *matrix,
+                                            const FT_Vector *delta,
+                                            const ftpool_glyph **glyph);
 
 /*
  * The advance of glyph_index (16.16 pixels; font units with

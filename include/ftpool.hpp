@@ -311,6 +311,19 @@ public:
       out = glyph;
     return status;
   }
+  // The same under a transform (ftpool_font_glyph_transformed): as
+  // FT_Set_Transform(face, matrix, delta) would render it; each distinct
+  // transform is its own entry. nullptr: the identity, no shift.
+  [[nodiscard]] ftpool_status
+  try_glyph(FT_UInt glyph_index, FT_Int32 load_flags, const FT_Matrix *matrix,
+            const FT_Vector *delta, const ftpool_glyph *&out) const noexcept {
+    const ftpool_glyph *glyph;
+    ftpool_status status = ftpool_font_glyph_transformed(
+        font_, face_, glyph_index, load_flags, matrix, delta, &glyph);
+    if (status == FTPOOL_OK)
+      out = glyph;
+    return status;
+  }
   // The advance as FT_Get_Advance gives it (16.16 pixels; font units with
   // FT_LOAD_NO_SCALE), from the cache (ftpool_font_advance): layout without
   // rendering. Every load flag is accepted; otherwise try_glyph's statuses.
@@ -330,6 +343,15 @@ public:
     const ftpool_glyph *glyph = nullptr;
     detail::check("ftpool_font_glyph",
                   try_glyph(glyph_index, load_flags, glyph));
+    return *glyph;
+  }
+  [[nodiscard]] const ftpool_glyph &glyph(FT_UInt glyph_index,
+                                          FT_Int32 load_flags,
+                                          const FT_Matrix *matrix,
+                                          const FT_Vector *delta) const {
+    const ftpool_glyph *glyph = nullptr;
+    detail::check("ftpool_font_glyph_transformed",
+                  try_glyph(glyph_index, load_flags, matrix, delta, glyph));
     return *glyph;
   }
   [[nodiscard]] FT_Fixed advance(FT_UInt glyph_index,

@@ -17,9 +17,22 @@ static ftpool_status lookup(ftpool_font *font, FT_Face face,
   return font->pool->backend->font_glyph(font, face, req, out);
 }
 
+static const struct glyph_transform identity = {{0x10000, 0, 0, 0x10000},
+                                                {0, 0}};
+
 ftpool_status ftpool_font_glyph(ftpool_font *font, FT_Face face,
                                 FT_UInt glyph_index, FT_Int32 load_flags,
                                 const ftpool_glyph **glyph) {
+  return ftpool_font_glyph_transformed(font, face, glyph_index, load_flags,
+                                       NULL, NULL, glyph);
+}
+
+ftpool_status ftpool_font_glyph_transformed(ftpool_font *font, FT_Face face,
+                                            FT_UInt glyph_index,
+                                            FT_Int32 load_flags,
+                                            const FT_Matrix *matrix,
+                                            const FT_Vector *delta,
+                                            const ftpool_glyph **glyph) {
   if (!glyph)
     return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
   *glyph = NULL;
@@ -27,11 +40,25 @@ ftpool_status ftpool_font_glyph(ftpool_font *font, FT_Face face,
     return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
   if (load_flags & UNCACHEABLE)
     return ftpool__fail(FTPOOL_ERR_LOAD_FLAGS);
-  /* The face's transform is the user's, not part of the key. */
+  /* The face's own transform is the user's, never applied: a lookup loads
+   * with the one it names, or with none. */
   struct glyph_request req = {.glyph_index = glyph_index,
-                              .load_flags = load_flags | FT_LOAD_RENDER |
-                                            FT_LOAD_IGNORE_TRANSFORM,
-                              .kind = GLYPH_RENDERED};
+                              .load_flags = load_flags | FT_LOAD_RENDER,
+                              .kind = GLYPH_RENDERED,
+                              .transform = identity};
+  if (matrix)
+    req.transform.matrix = *matrix;
+  if (delta)
+    req.transform.delta = *delta;
+  /* The identity is no transform, and so is one the flags ignore: both
+   * share the entries of lookups without one. */
+  if ((load_flags & FT_LOAD_IGNORE_TRANSFORM) ||
+      ftpool__glyph_same_transform(&req.transform, &identity)) {
+    req.transform = identity;
+    req.load_flags |= FT_LOAD_IGNORE_TRANSFORM;
+  } else {
+    req.transform_hash = ftpool__glyph_transform_hash(&req.transform);
+  }
   struct glyph_entry *e;
   ftpool_status status = lookup(font, face, &req, &e);
   if (status == FTPOOL_OK)
@@ -52,7 +79,8 @@ ftpool_status ftpool_font_advance(ftpool_font *font, FT_Face face,
   struct glyph_request req = {.glyph_index = glyph_index,
                               .load_flags =
                                   load_flags | FT_LOAD_IGNORE_TRANSFORM,
-                              .kind = GLYPH_ADVANCE};
+                              .kind = GLYPH_ADVANCE,
+                              .transform = identity};
   struct glyph_entry *e;
   ftpool_status status = lookup(font, face, &req, &e);
   if (status == FTPOOL_OK)

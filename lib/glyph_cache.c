@@ -154,6 +154,7 @@ static struct glyph_entry *new_entry(struct glyph_cache *cache,
   e->glyph_index = req->glyph_index;
   e->load_flags = req->load_flags;
   e->kind = req->kind;
+  e->transform = req->transform;
   /* Its key's bytes too, until the evictor takes it in and charges the key
    * once for all its entries (take_incoming). */
   e->bytes = bytes + req->key->bytes;
@@ -175,6 +176,29 @@ static FT_Error loaded_advance(FT_Face face, const struct glyph_request *req,
   if (error)
     return error;
   return FT_Get_Advance(face, req->glyph_index, req->load_flags, advance);
+}
+
+/* FT_Load_Glyph with req's transform, if it has one, set for this load
+ * alone: the face's own (the user's, or none) is set back after it. */
+static FT_Error transformed_load(FT_Face face,
+                                 const struct glyph_request *req) {
+  if (req->load_flags & FT_LOAD_IGNORE_TRANSFORM)
+    return FT_Load_Glyph(face, req->glyph_index, req->load_flags);
+  FT_Matrix matrix = req->transform.matrix;
+  FT_Vector delta = req->transform.delta;
+#if FREETYPE_MAJOR > 2 || (FREETYPE_MAJOR == 2 && FREETYPE_MINOR >= 11)
+  FT_Matrix own_matrix;
+  FT_Vector own_delta;
+  FT_Get_Transform(face, &own_matrix, &own_delta);
+  FT_Set_Transform(face, &matrix, &delta);
+  FT_Error error = FT_Load_Glyph(face, req->glyph_index, req->load_flags);
+  FT_Set_Transform(face, &own_matrix, &own_delta);
+#else /* no FT_Get_Transform: the acquire's state, none */
+  FT_Set_Transform(face, &matrix, &delta);
+  FT_Error error = FT_Load_Glyph(face, req->glyph_index, req->load_flags);
+  FT_Set_Transform(face, NULL, NULL);
+#endif
+  return error;
 }
 
 /* The entry for req, loaded on face: an advance, or the rendered glyph
@@ -199,7 +223,7 @@ static ftpool_status load(struct glyph_cache *cache,
     if (status != FTPOOL_OK)
       return status;
   }
-  if ((error = FT_Load_Glyph(face, req->glyph_index, req->load_flags)))
+  if ((error = transformed_load(face, req)))
     return ftpool__fail_freetype(error, 0);
   FT_GlyphSlot slot = face->glyph;
   if (slot->format != FT_GLYPH_FORMAT_BITMAP)

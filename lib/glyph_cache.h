@@ -61,12 +61,22 @@ struct glyph_key {
   FT_Fixed coords[];
 };
 
+/* The transform a glyph is loaded with, as FT_Set_Transform takes it. A
+ * lookup without one has the identity and no delta, and loads with
+ * FT_LOAD_IGNORE_TRANSFORM. */
+struct glyph_transform {
+  FT_Matrix matrix;
+  FT_Vector delta;
+};
+
 /* What a lookup asks for. */
 struct glyph_request {
   struct glyph_key *key;
   FT_UInt glyph_index;
   FT_Int32 load_flags; /* normalised: what the load is made with */
   enum glyph_kind kind;
+  struct glyph_transform transform;
+  uint64_t transform_hash; /* 0 without a transform */
   uint64_t hash;
 };
 
@@ -77,6 +87,7 @@ struct glyph_entry {
   FT_UInt glyph_index;
   FT_Int32 load_flags;
   enum glyph_kind kind;
+  struct glyph_transform transform;
   /* SIEVE's mark: set by a hit that finds it clear, cleared by the hand. */
   atomic_word visited;
   size_t bytes; /* charged to the budget */
@@ -151,14 +162,17 @@ void ftpool__glyph_cache_fini(struct glyph_cache *cache);
 
 /* Keys (glyph_key.c). NULL when out of memory. */
 struct glyph_key *ftpool__glyph_key_new(const ftpool_font *font);
+/* A transform's hash, mixed as a key's. */
+uint64_t ftpool__glyph_transform_hash(const struct glyph_transform *t);
 void ftpool__glyph_key_release(FT_Memory memory, struct glyph_key *key);
 
-/* Fills in req->hash from the rest: one multiply, since the key's hash is
- * mixed already; the bucket is taken from the middle bits, which every
- * input bit reaches. Bit 31 of load flags is unused. */
+/* Fills in req->hash from the rest: one multiply, since the key's hash and
+ * the transform's are mixed already; the bucket is taken from the middle
+ * bits, which every input bit reaches. Bit 31 of load flags is unused. */
 static inline void ftpool__glyph_request_hash(struct glyph_request *req) {
-  uint64_t h = req->key->hash ^ ((uint64_t)req->glyph_index << 32) ^
-               (uint32_t)req->load_flags ^ ((uint64_t)req->kind << 31);
+  uint64_t h = req->key->hash ^ req->transform_hash ^
+               ((uint64_t)req->glyph_index << 32) ^ (uint32_t)req->load_flags ^
+               ((uint64_t)req->kind << 31);
   h *= 0x9e3779b97f4a7c15u;
   req->hash = h ^ (h >> 29);
 }
@@ -228,10 +242,19 @@ bool ftpool__glyph_same_key_apart(const struct glyph_key *a,
                                   const struct glyph_key *b,
                                   FT_Int32 load_flags);
 
+static inline bool
+ftpool__glyph_same_transform(const struct glyph_transform *a,
+                             const struct glyph_transform *b) {
+  return a->matrix.xx == b->matrix.xx && a->matrix.xy == b->matrix.xy &&
+         a->matrix.yx == b->matrix.yx && a->matrix.yy == b->matrix.yy &&
+         a->delta.x == b->delta.x && a->delta.y == b->delta.y;
+}
+
 static inline bool ftpool__glyph_matches(const struct glyph_entry *e,
                                          const struct glyph_request *req) {
   return e->hash == req->hash && e->glyph_index == req->glyph_index &&
          e->load_flags == req->load_flags && e->kind == req->kind &&
+         ftpool__glyph_same_transform(&e->transform, &req->transform) &&
          (e->key == req->key ||
           ftpool__glyph_same_key_apart(e->key, req->key, req->load_flags));
 }

@@ -68,3 +68,12 @@ void ftpool__glyph_key_release(FT_Memory memory, struct glyph_key *key) {
   if (key && refcount_sub_acq_rel(&key->refs) == 0)
     ftpool__memory_free(memory, key);
 }
+
+uint64_t ftpool__glyph_transform_hash(const struct glyph_transform *t) {
+  uint64_t h = mix(1, (uint64_t)t->matrix.xx);
+  h = mix(h, (uint64_t)t->matrix.xy);
+  h = mix(h, (uint64_t)t->matrix.yx);
+  h = mix(h, (uint64_t)t->matrix.yy);
+  h = mix(h, (uint64_t)t->delta.x);
+  return mix(h, (uint64_t)t->delta.y);
+}

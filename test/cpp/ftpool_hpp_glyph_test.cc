@@ -81,6 +81,23 @@ TEST_P(GlyphTest, AHitIsTheGlyphFreeTypeRendersSharedByThreads) {
     EXPECT_EQ(mono.bitmap.pixel_mode, FT_PIXEL_MODE_MONO);
     EXPECT_EQ(FreeTypesDifference(mono, plain, index, FT_LOAD_TARGET_MONO), "");
 
+    // Under a transform: its own entry, as FreeType renders it; the
+    // identity is the plain lookup's (a hit).
+    const FT_Matrix identity = {0x10000, 0, 0, 0x10000};
+    const FT_Vector shift = {32, 0};
+    EXPECT_EQ(&face.glyph(index, FT_LOAD_DEFAULT, &identity, nullptr), first);
+    const ftpool_glyph &shifted =
+        face.glyph(index, FT_LOAD_DEFAULT, nullptr, &shift);
+    EXPECT_NE(&shifted, first);
+    const ftpool_glyph *again = nullptr;
+    EXPECT_EQ(face.try_glyph(index, FT_LOAD_DEFAULT, &identity, &shift, again),
+              FTPOOL_OK);
+    EXPECT_EQ(again, &shifted);
+    FT_Vector delta = shift;
+    FT_Set_Transform(plain.face(), nullptr, &delta);
+    EXPECT_EQ(FreeTypesDifference(shifted, plain, index, FT_LOAD_DEFAULT), "");
+    FT_Set_Transform(plain.face(), nullptr, nullptr);
+
     FT_Fixed expected;
     ASSERT_EQ(FT_Get_Advance(plain.face(), index, FT_LOAD_DEFAULT, &expected),
               0);
@@ -91,9 +108,10 @@ TEST_P(GlyphTest, AHitIsTheGlyphFreeTypeRendersSharedByThreads) {
     EXPECT_EQ(got, expected);
   }
   ftpool_stats stats = pool_.stats();
-  EXPECT_EQ(stats.glyph_misses, 3u); // 'g' twice (two flags), its advance
-  EXPECT_EQ(stats.glyph_hits, 4u);
-  EXPECT_EQ(stats.glyph_entries, 3u);
+  // 'g' three times (two flags, a shift), its advance
+  EXPECT_EQ(stats.glyph_misses, 4u);
+  EXPECT_EQ(stats.glyph_hits, 6u);
+  EXPECT_EQ(stats.glyph_entries, 4u);
   EXPECT_EQ(stats.glyph_uncached, 0u);
   EXPECT_GT(stats.glyph_bytes_cached, first->bitmap.rows * 1u);
 
@@ -113,8 +131,8 @@ TEST_P(GlyphTest, AHitIsTheGlyphFreeTypeRendersSharedByThreads) {
     thread.join();
   EXPECT_EQ(same, kThreads);
   stats = pool_.stats();
-  EXPECT_EQ(stats.glyph_misses, 3u);
-  EXPECT_EQ(stats.glyph_hits, 4u + kThreads);
+  EXPECT_EQ(stats.glyph_misses, 4u);
+  EXPECT_EQ(stats.glyph_hits, 6u + kThreads);
 }
 
 // Each status, thrown by glyph() and advance() and returned by their try_

@@ -236,7 +236,10 @@ static inline bool glyph_size_as_set(const void *arg) {
 /* An advance request for glyph index on key. */
 static inline struct glyph_request glyph_request_of(struct glyph_key *key,
                                                     FT_UInt index) {
-  struct glyph_request req = {key, index, FT_LOAD_DEFAULT, GLYPH_ADVANCE, 0};
+  struct glyph_request req = {.key = key,
+                              .glyph_index = index,
+                              .load_flags = FT_LOAD_DEFAULT,
+                              .kind = GLYPH_ADVANCE};
   ftpool__glyph_request_hash(&req);
   return req;
 }
