@@ -17,14 +17,44 @@ static ftpool_status lookup(ftpool_font *font, FT_Face face,
   return font->pool->backend->font_glyph(font, face, req, out);
 }
 
-static const struct glyph_transform identity = {{0x10000, 0, 0, 0x10000},
-                                                {0, 0}};
+/* The checks of a rendered glyph's lookup, made before it: the status the
+ * caller fails with (ftpool__fail in its tail, so that a hit keeps no
+ * argument live across a call). */
+static ftpool_status check_rendered(ftpool_font *font, FT_Face face,
+                                    FT_Int32 load_flags,
+                                    const ftpool_glyph **glyph) {
+  if (!glyph)
+    return FTPOOL_ERR_INVALID_ARGUMENT;
+  *glyph = NULL;
+  if (!font || !face)
+    return FTPOOL_ERR_INVALID_ARGUMENT;
+  if (load_flags & UNCACHEABLE)
+    return FTPOOL_ERR_LOAD_FLAGS;
+  return FTPOOL_OK;
+}
+
+static ftpool_status lookup_rendered(ftpool_font *font, FT_Face face,
+                                     struct glyph_request *req,
+                                     const ftpool_glyph **glyph) {
+  struct glyph_entry *e;
+  ftpool_status status = lookup(font, face, req, &e);
+  if (status == FTPOOL_OK)
+    *glyph = &e->value.glyph;
+  return status;
+}
 
 ftpool_status ftpool_font_glyph(ftpool_font *font, FT_Face face,
                                 FT_UInt glyph_index, FT_Int32 load_flags,
                                 const ftpool_glyph **glyph) {
-  return ftpool_font_glyph_transformed(font, face, glyph_index, load_flags,
-                                       NULL, NULL, glyph);
+  ftpool_status status = check_rendered(font, face, load_flags, glyph);
+  if (status != FTPOOL_OK)
+    return ftpool__fail(status);
+  /* The face's transform is the user's, never applied. */
+  struct glyph_request req = {.glyph_index = glyph_index,
+                              .load_flags = load_flags | FT_LOAD_RENDER |
+                                            FT_LOAD_IGNORE_TRANSFORM,
+                              .kind = GLYPH_RENDERED};
+  return lookup_rendered(font, face, &req, glyph);
 }
 
 ftpool_status ftpool_font_glyph_transformed(ftpool_font *font, FT_Face face,
@@ -33,37 +63,29 @@ ftpool_status ftpool_font_glyph_transformed(ftpool_font *font, FT_Face face,
                                             const FT_Matrix *matrix,
                                             const FT_Vector *delta,
                                             const ftpool_glyph **glyph) {
-  if (!glyph)
-    return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
-  *glyph = NULL;
-  if (!font || !face)
-    return ftpool__fail(FTPOOL_ERR_INVALID_ARGUMENT);
-  if (load_flags & UNCACHEABLE)
-    return ftpool__fail(FTPOOL_ERR_LOAD_FLAGS);
-  /* The face's own transform is the user's, never applied: a lookup loads
-   * with the one it names, or with none. */
+  static const struct glyph_transform identity = {{0x10000, 0, 0, 0x10000},
+                                                  {0, 0}};
+  struct glyph_transform t = identity;
+  if (matrix)
+    t.matrix = *matrix;
+  if (delta)
+    t.delta = *delta;
+  /* The identity is no transform, and so is one the flags ignore: both are
+   * ftpool_font_glyph's lookup. */
+  if ((load_flags & FT_LOAD_IGNORE_TRANSFORM) ||
+      ftpool__glyph_same_transform(&t, &identity))
+    return ftpool_font_glyph(font, face, glyph_index, load_flags, glyph);
+  ftpool_status status = check_rendered(font, face, load_flags, glyph);
+  if (status != FTPOOL_OK)
+    return ftpool__fail(status);
+  /* The face's own transform is never applied: the load sets this one. */
   struct glyph_request req = {.glyph_index = glyph_index,
                               .load_flags = load_flags | FT_LOAD_RENDER,
                               .kind = GLYPH_RENDERED,
-                              .transform = identity};
-  if (matrix)
-    req.transform.matrix = *matrix;
-  if (delta)
-    req.transform.delta = *delta;
-  /* The identity is no transform, and so is one the flags ignore: both
-   * share the entries of lookups without one. */
-  if ((load_flags & FT_LOAD_IGNORE_TRANSFORM) ||
-      ftpool__glyph_same_transform(&req.transform, &identity)) {
-    req.transform = identity;
-    req.load_flags |= FT_LOAD_IGNORE_TRANSFORM;
-  } else {
-    req.transform_hash = ftpool__glyph_transform_hash(&req.transform);
-  }
-  struct glyph_entry *e;
-  ftpool_status status = lookup(font, face, &req, &e);
-  if (status == FTPOOL_OK)
-    *glyph = &e->value.glyph;
-  return status;
+                              .transform = &t,
+                              .transform_hash =
+                                  ftpool__glyph_transform_hash(&t)};
+  return lookup_rendered(font, face, &req, glyph);
 }
 
 ftpool_status ftpool_font_advance(ftpool_font *font, FT_Face face,
@@ -79,8 +101,7 @@ ftpool_status ftpool_font_advance(ftpool_font *font, FT_Face face,
   struct glyph_request req = {.glyph_index = glyph_index,
                               .load_flags =
                                   load_flags | FT_LOAD_IGNORE_TRANSFORM,
-                              .kind = GLYPH_ADVANCE,
-                              .transform = identity};
+                              .kind = GLYPH_ADVANCE};
   struct glyph_entry *e;
   ftpool_status status = lookup(font, face, &req, &e);
   if (status == FTPOOL_OK)

@@ -154,7 +154,8 @@ static struct glyph_entry *new_entry(struct glyph_cache *cache,
   e->glyph_index = req->glyph_index;
   e->load_flags = req->load_flags;
   e->kind = req->kind;
-  e->transform = req->transform;
+  if (req->transform)
+    e->transform = *req->transform;
   /* Its key's bytes too, until the evictor takes it in and charges the key
    * once for all its entries (take_incoming). */
   e->bytes = bytes + req->key->bytes;
@@ -182,10 +183,10 @@ static FT_Error loaded_advance(FT_Face face, const struct glyph_request *req,
  * alone: the face's own (the user's, or none) is set back after it. */
 static FT_Error transformed_load(FT_Face face,
                                  const struct glyph_request *req) {
-  if (req->load_flags & FT_LOAD_IGNORE_TRANSFORM)
+  if (!req->transform)
     return FT_Load_Glyph(face, req->glyph_index, req->load_flags);
-  FT_Matrix matrix = req->transform.matrix;
-  FT_Vector delta = req->transform.delta;
+  FT_Matrix matrix = req->transform->matrix;
+  FT_Vector delta = req->transform->delta;
 #if FREETYPE_MAJOR > 2 || (FREETYPE_MAJOR == 2 && FREETYPE_MINOR >= 11)
   FT_Matrix own_matrix;
   FT_Vector own_delta;

@@ -62,8 +62,8 @@ struct glyph_key {
 };
 
 /* The transform a glyph is loaded with, as FT_Set_Transform takes it. A
- * lookup without one has the identity and no delta, and loads with
- * FT_LOAD_IGNORE_TRANSFORM. */
+ * lookup without one loads with FT_LOAD_IGNORE_TRANSFORM, which is in its
+ * flags and so in the key: its entry's transform is zeroes, never read. */
 struct glyph_transform {
   FT_Matrix matrix;
   FT_Vector delta;
@@ -75,8 +75,8 @@ struct glyph_request {
   FT_UInt glyph_index;
   FT_Int32 load_flags; /* normalised: what the load is made with */
   enum glyph_kind kind;
-  struct glyph_transform transform;
-  uint64_t transform_hash; /* 0 without a transform */
+  const struct glyph_transform *transform; /* NULL: none */
+  uint64_t transform_hash;                 /* 0 without a transform */
   uint64_t hash;
 };
 
@@ -252,9 +252,11 @@ ftpool__glyph_same_transform(const struct glyph_transform *a,
 
 static inline bool ftpool__glyph_matches(const struct glyph_entry *e,
                                          const struct glyph_request *req) {
+  /* Equal flags: both transformed or neither (FT_LOAD_IGNORE_TRANSFORM). */
   return e->hash == req->hash && e->glyph_index == req->glyph_index &&
          e->load_flags == req->load_flags && e->kind == req->kind &&
-         ftpool__glyph_same_transform(&e->transform, &req->transform) &&
+         (!req->transform ||
+          ftpool__glyph_same_transform(&e->transform, req->transform)) &&
          (e->key == req->key ||
           ftpool__glyph_same_key_apart(e->key, req->key, req->load_flags));
 }
