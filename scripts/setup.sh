@@ -37,6 +37,24 @@ for arg in "$@"; do
   case "$arg" in
   # The CJK collection is where the cost of opening grows with size.
   bench) packages+=(fonts-noto-cjk python3 python3-matplotlib) ;;
+  # examples/mupdf: bookworm's MuPDF 1.21.1 built as Debian does (its
+  # Build-Depends less X11, GL, OpenSSL and the fonts), and its corpus.
+  mupdf) packages+=(gcc make pkg-config python3 dpkg-dev libfreetype-dev
+    libharfbuzz-dev libjpeg-dev zlib1g-dev libopenjp2-7-dev libjbig2dec0-dev
+    libgumbo-dev liblcms2-dev libmujs-dev
+    # The corpus (examples/mupdf/corpus.sh), real PDFs with every font embedded:
+    # latin: gnuplot's manual, pdfTeX, Computer Modern Type 1 (311 pages);
+    gnuplot-doc
+    # latin: the Debian Reference, English, Liberation TrueType (CID);
+    debian-reference-en
+    # cjk: the Debian Reference in Chinese, WenQuanYi Micro Hei (CID);
+    debian-reference-zh-cn
+    # cjk: the Debian Reference in Japanese, VL Gothic (CID);
+    debian-reference-ja
+    # mixed: the Debian Edu manual, English, Latin Modern and screenshots;
+    debian-edu-doc-en
+    # mixed: the Debian Edu manual in Chinese, WenQuanYi and screenshots.
+    debian-edu-doc-zh-cn) ;;
   *) packages+=("$arg") ;;
   esac
 done

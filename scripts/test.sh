@@ -9,9 +9,11 @@
 # the ways of embedding ftpool (CMake and pkg-config, Meson, another Bazel
 # workspace, a CPython extension), lib/ within POSIX, the hand-written build
 # lists, the Windows port under wine, the suites on aarch64, armhf and
-# s390x under qemu-user, and Pillow ported to ftpool under
+# s390x under qemu-user, Pillow ported to ftpool under
 # Python 3.11 (examples/pillow/check.sh --free-threaded adds CPython 3.13t,
-# whose build takes ~25 min: run by hand, results in docs/pillow.md).
+# whose build takes ~25 min: run by hand, results in docs/pillow.md), and
+# MuPDF ported to ftpool (examples/mupdf/check.sh: every page of a corpus
+# the same as stock's, and rendered by 4 threads under ThreadSanitizer).
 # First, static checks: the system files the sources name come from packages
 # setup.sh installs, licence lines. Last, the same set-up and the plain and
 # Python suites on a brand-new bookworm root (scripts/fresh_check.sh, root).
@@ -87,6 +89,7 @@ step meson scripts/meson_check.sh
 step windows scripts/windows_check.sh
 step "other CPUs" scripts/cross_check.sh
 step pillow examples/pillow/check.sh
+step mupdf examples/mupdf/check.sh
 # Last: setup.sh and the suite on a brand-new bookworm root, where nothing a
 # developer installed by hand can hide a missing package.
 step "fresh machine" scripts/fresh_check.sh

@@ -9,13 +9,24 @@
 # fetched on the first call and refreshed when older than a day.
 # The machine's apt.conf.d settings and dpkg status are still read (the
 # status only to know what is installed); nothing of the machine's is written.
+# With --suite bookworm first, the same for bookworm and bookworm-security
+# (their deb-src, which the machine's own list may lack), in build/apt-bookworm.
 # Usage: scripts/trixie_apt.sh source --download-only PACKAGE  (into .)
 #        scripts/trixie_apt.sh download PACKAGE...              (into .)
 #        scripts/trixie_apt.sh --cache showsrc|show|madison ARGS...
+#        scripts/trixie_apt.sh --suite bookworm ARGS...
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-dir=$root/build/apt-trixie
+suite=trixie
+if [ "${1:-}" = --suite ]; then
+  case "${2:-}" in
+  trixie | bookworm) suite=$2 ;;
+  *) echo "$0: --suite trixie|bookworm" >&2 && exit 2 ;;
+  esac
+  shift 2
+fi
+dir=$root/build/apt-$suite
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 
 [ $# -ge 1 ] || {
@@ -28,8 +39,12 @@ keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 mkdir -p "$dir"/lists/partial "$dir"/cache/archives/partial "$dir"/sources.d \
   "$dir"/preferences.d
 cat >"$dir"/sources.list <<EOF
-deb [signed-by=$keyring] http://deb.debian.org/debian trixie main
-deb-src [signed-by=$keyring] http://deb.debian.org/debian trixie main
+deb [signed-by=$keyring] http://deb.debian.org/debian $suite main
+deb-src [signed-by=$keyring] http://deb.debian.org/debian $suite main
+EOF
+[ "$suite" = trixie ] || cat >>"$dir"/sources.list <<EOF
+deb [signed-by=$keyring] http://deb.debian.org/debian-security $suite-security main
+deb-src [signed-by=$keyring] http://deb.debian.org/debian-security $suite-security main
 EOF
 : >"$dir"/preferences
 # apt drops to the _apt user to download; let it write its partial folders.
