@@ -97,25 +97,7 @@ msgcheck() { # FILE: fails on any other message, showing them
 }
 
 # The control: a page whose font is Helvetica, not embedded.
-python3 - "$work"/control.pdf <<'EOF'
-import sys
-content = b"BT /F1 24 Tf 20 40 Td (Hello) Tj ET"
-objs = [b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100]"
-        b" /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
-        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
-pdf, offsets = b"%PDF-1.4\n", []
-for i, o in enumerate(objs):
-    offsets.append(len(pdf))
-    pdf += b"%d 0 obj\n" % (i + 1) + o + b"\nendobj\n"
-xref = len(pdf)
-pdf += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
-pdf += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-pdf += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
-open(sys.argv[1], "wb").write(pdf)
-EOF
+python3 "$root"/examples/mupdf/control_pdf.py "$work"/control.pdf
 for variant in stock port; do
   "${bin[$variant]}"/mutool draw -q -r 72 "$work"/control.pdf 1-N 2>"$work"/msg >/dev/null || true
   if msgcheck "$work"/msg 2>/dev/null; then
