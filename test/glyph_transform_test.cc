@@ -35,7 +35,7 @@ struct Transform {
 };
 
 FT_Matrix Rotation(double degrees) {
-  const double r = degrees * M_PI / 180;
+  const double r = degrees * std::acos(-1.0) / 180; // M_PI is not C++17's
   const FT_Fixed c = std::lround(std::cos(r) * 65536);
   const FT_Fixed s = std::lround(std::sin(r) * 65536);
   return {c, -s, s, c};
