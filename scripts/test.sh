@@ -18,11 +18,11 @@
 # setup.sh installs, licence lines. Last, the same set-up and the plain and
 # Python suites on a brand-new bookworm root (scripts/fresh_check.sh, root).
 # Installs what is missing first; each check installs its own tools.
-# About 45 minutes on 2 cores from a clean clone when the machine is quiet,
-# up to 70 when busy (docs/building.md has each step's cost; CI has 90):
-# 32-56 before GenMC and the other CPUs, which add about 4 and 8-14; the
-# Bazel builds' compiles, GenMC's build and the cross builds' sysroots and
-# compiles are cached outside the clone.
+# About 48 minutes on 2 cores from a clean clone when the machine is quiet
+# (44.5 measured with every step but Windows passing; docs/building.md has
+# each step's cost; CI has 90). The Bazel builds' compiles, GenMC's build,
+# the cross builds' sysroots and the MuPDF and cross compiles (ccache) are
+# cached outside the clone.
 # Usage: scripts/test.sh [extra bazel test flags]
 set -uo pipefail
 cd "$(dirname "$0")/.."
