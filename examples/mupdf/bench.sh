@@ -19,9 +19,7 @@
 #              bounds draw-T2 at 1 / (s + (1 - s) / 2) of draw-T1 (Amdahl)
 # Stock and the port run interleaved (stock, port, stock, port, ...) and
 # each ratio is taken within a rep: the machine is shared and noisy. Every
-# message at render other than MuPDF's "ICC support is not available" and
-# "undefined link destination" (the filter of measure_locks.sh) and the
-# store's "found duplicate fz_image" (a race it resolves: below) fails the
+# message at render other than those of examples/mupdf/messages.sh fails the
 # run, and a control PDF that names Helvetica without embedding it must
 # fail it (the builds have no built-in font).
 # Prints a markdown table (median wall time and pages/s per set, mode and
@@ -83,10 +81,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 records=$out/records.tsv
 
-# measure_locks.sh's filter, plus the store's "found duplicate fz_image":
-# two band workers decoded the same image at once and the store kept one
-# (source/fitz/store.c, fz_store_item); it depends on timing, not on fonts.
-harmless='^warning: (ICC support is not available|undefined link destination|found duplicate fz_image in the store|\.\.\. repeated [0-9]+ times\.\.\.)$'
+# What may be printed with nothing wrong (messages.sh).
+. "$root"/examples/mupdf/messages.sh
 # mutool's own lines with -s t: per page, and the summary at the end.
 timings='^(page |total [0-9]+ms|fastest page|slowest page)'
 msgcheck() { # FILE: fails on any other message, showing them

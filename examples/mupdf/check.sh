@@ -28,7 +28,7 @@
 #      way, and TSan must report (exit 66) through font.c, so that step 3's
 #      silence means something.
 # Every mutool run must exit 0 and print nothing on stderr but the harmless
-# lines below (measure_locks.sh's, and one of the store's).
+# lines of examples/mupdf/messages.sh.
 # Prints the time of each step and the check's wall time: about 6 minutes
 # on 2 cores once built (identity 2, the threaded run 3.5); the first
 # builds take about 5 more.
@@ -48,9 +48,8 @@ summaries=()
 keep=$root/build/mupdf/check
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# measure_locks.sh's, and the store's when two band workers decode the
-# same image at once (each stores it; MuPDF keeps one: stock does it too).
-harmless='^warning: (ICC support is not available|undefined link destination|\.\.\. repeated [0-9]+ times\.\.\.|found duplicate fz_image in the store)$'
+# What may be printed with nothing wrong (messages.sh).
+. "$root"/examples/mupdf/messages.sh
 
 # clean ERRFILE WHAT: fails, showing them, on messages that are not harmless.
 clean() {

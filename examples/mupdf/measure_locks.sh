@@ -19,9 +19,8 @@
 # Rendering only: mutool draw without -o renders every band and writes
 # nothing, so no encoder runs. RGB, at each resolution given.
 # First it checks that no file of the corpus needs a font it does not embed
-# (the build has none built in): any message at render other than MuPDF's
-# "ICC support is not available" and "undefined link destination" fails,
-# and a control PDF that names Helvetica without embedding it must fail.
+# (the build has none built in): any message at render other than those of
+# examples/mupdf/messages.sh fails, and a control PDF that names Helvetica without embedding it must fail.
 # Prints, and writes to OUT (default build/mupdf/measure/locks.md), two
 # markdown tables: median wall time and pages/s per set and mode, and for
 # the median run the wait per thread per lock, with its share of the wall
@@ -59,7 +58,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 records=$(dirname "$out")/records.tsv
 
-harmless='^warning: (ICC support is not available|undefined link destination|\.\.\. repeated [0-9]+ times\.\.\.)$'
+. "$root"/examples/mupdf/messages.sh
 fontcheck() { # FILE PAGES: fails on any other message
   "$bin"/mutool draw -q -r 72 "$1" "$2" 2>"$work"/msg >/dev/null || true
   if grep -vE "$harmless" "$work"/msg | grep -v '^lockstat: ' | grep -q .; then
