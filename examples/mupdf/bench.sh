@@ -30,14 +30,16 @@
 # docs/mupdf.png). Before measuring it waits, with --quiet-load L, until
 # the 1-minute load average is below L (every 20 s, up to 15 minutes, then
 # it measures anyway: bench.md records the load at the start and the end).
+# The port's glyph cache has ftpool's default budget (4 MiB), or
+# --port-budget BYTES (FTPOOL_MUPDF_GLYPH_CACHE; stock's own is 1 MiB).
 # Usage: examples/mupdf/bench.sh [--reps N] [--dpi "150 300"]
 #          [--sets "latin cjk"] [--modes "draw-T1 draw-T2 draw-P-T2 serial"]
-#          [--out DIR] [--plot FILE|-] [--quiet-load L]
+#          [--out DIR] [--plot FILE|-] [--quiet-load L] [--port-budget BYTES]
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
 root=$PWD
-reps=5 dpis="150 300" sets="latin cjk" quiet_load=""
+reps=5 dpis="150 300" sets="latin cjk" quiet_load="" port_budget=""
 modes="draw-T1 draw-T2 draw-P-T2 serial"
 out=$root/build/mupdf/bench plot=$root/docs/mupdf.png
 while [ $# -gt 0 ]; do
@@ -52,13 +54,20 @@ while [ $# -gt 0 ]; do
     [ "$plot" = - ] || plot=$(realpath -m "$plot")
     ;;
   --quiet-load) quiet_load=$2 ;;
+  --port-budget) port_budget=$2 ;;
   *)
-    echo "usage: $0 [--reps N] [--dpi LIST] [--sets LIST] [--modes LIST] [--out DIR] [--plot FILE|-] [--quiet-load L]" >&2
+    echo "usage: $0 [--reps N] [--dpi LIST] [--sets LIST] [--modes LIST] [--out DIR] [--plot FILE|-] [--quiet-load L] [--port-budget BYTES]" >&2
     exit 2
     ;;
   esac
   shift 2
 done
+case "$port_budget" in
+*[!0-9]*)
+  echo "mupdf_bench: --port-budget takes bytes, not $port_budget" >&2
+  exit 2
+  ;;
+esac
 for m in $modes; do
   case "$m" in
   draw-T1 | draw-T2 | draw-P-T2 | serial) ;;
@@ -137,6 +146,9 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 run() { # DPI SET MODE REP VARIANT PATH PAGES SPEC
   local dpi=$1 set=$2 mode=$3 rep=$4 variant=$5 path=$6 pages=$7 spec=$8
   local mutool=${bin[$variant]}/mutool start end rc=0 interp=- render=-
+  local budget=(env -u FTPOOL_MUPDF_GLYPH_CACHE)
+  [ "$variant" != port ] || [ -z "$port_budget" ] ||
+    budget=(env FTPOOL_MUPDF_GLYPH_CACHE="$port_budget")
   local args=(draw -q -r "$dpi" -B 256)
   case "$mode" in
   draw-T1) args+=(-T 1) ;;
@@ -145,7 +157,7 @@ run() { # DPI SET MODE REP VARIANT PATH PAGES SPEC
   serial) args+=(-P -T 1 -s t) ;;
   esac
   start=$(date +%s%N)
-  "$mutool" "${args[@]}" "$path" "$spec" 2>"$work"/err >/dev/null </dev/null || rc=$?
+  "${budget[@]}" "$mutool" "${args[@]}" "$path" "$spec" 2>"$work"/err >/dev/null </dev/null || rc=$?
   end=$(date +%s%N)
   if [ "$rc" -ne 0 ] || ! msgcheck "$work"/err; then
     echo "mupdf_bench: $variant $mode ${dpi} dpi $path: exit $rc, or a message above" >&2
@@ -186,11 +198,14 @@ for dpi in $dpis; do
   done
 done
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+budget_said="${port_budget:-4194304} bytes"
+[ -n "$port_budget" ] || budget_said+=" (ftpool's default)"
 
 {
   echo "mupdf_bench: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores," \
     "load average $load_start at the start, $load_end at the end;" \
-    "$reps reps, stock and port interleaved"
+    "$reps reps, stock and port interleaved;" \
+    "the port's glyph cache budget $budget_said"
   echo
   plot_args=()
   [ "$plot" = - ] || plot_args=(--plot "$plot")
