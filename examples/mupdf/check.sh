@@ -15,11 +15,10 @@
 #      corpus lacks). Each port run is compared with stock's at the
 #      same -T. Stock's threads do not always draw a page the same
 #      (debian-edu-doc-en's page 71 at 72 dpi and -T 2 comes out one of two
-#      ways, text or no text), so a page
-#      that differs is drawn again by stock, alone, up to 30 times: it
-#      passes if stock draws the port's pixels too. Either way the check
-#      prints file, page, resolution and -T, and keeps both PNMs in
-#      build/mupdf/check/;
+#      ways, text or no text), so a page that differs is drawn again by
+#      stock, alone, up to 30 times: it passes if stock draws the port's
+#      pixels too. Either way the check prints file, page, resolution and
+#      -T, and keeps both PNMs in build/mupdf/check/;
 #   3. the threaded run: the port built with ThreadSanitizer (MuPDF, ftpool
 #      and FreeType) draws every page at 72 dpi with `-T 4 -B 64` (bands
 #      of 64 rows: four workers really draw at once), and TSan must report
@@ -91,12 +90,15 @@ done
 echo "   stock, port, port-tsan, port-tsan-control ready in $((SECONDS - start))s"
 
 # The corpus: "PATH PAGES" (PAGES: mutool's page count).
+pages_of() { # FILE
+  "${bin[stock]}" info "$1" 2>/dev/null | awk '/^Pages:/ { print $2 }'
+}
 start=$SECONDS
 examples/mupdf/corpus.sh >"$work"/corpus.spec
 : >"$work"/corpus
 pages_total=0
 while read -r _ path spec; do
-  n=$("${bin[stock]}" info "$path" 2>/dev/null | awk '/^Pages:/ { print $2 }')
+  n=$(pages_of "$path")
   [ "$spec" = 1-N ] || {
     echo "mupdf_check: $path: page range $spec (this check renders 1-N)" >&2
     exit 1
@@ -109,8 +111,7 @@ files=$(wc -l <"$work"/corpus)
 # mask has no colour space, and MuPDF rounds its own glyphs there.
 python3 examples/mupdf/softmask_pdf.py "$work"/softmask.pdf
 cp "$work"/corpus "$work"/identity
-echo "$work/softmask.pdf $("${bin[stock]}" info "$work"/softmask.pdf 2>/dev/null |
-  awk '/^Pages:/ { print $2 }')" >>"$work"/identity
+echo "$work/softmask.pdf $(pages_of "$work"/softmask.pdf)" >>"$work"/identity
 
 # Reads a stream of PNMs on stdin, prints "PAGE MD5" per image (PAGE from
 # FIRST up); with EXPECTED (such lines) and DIR, writes each image whose MD5

@@ -5,6 +5,8 @@ Helvetica, not embedded, which builds with no built-in font cannot draw
 to fail it). Usage: python3 control_pdf.py OUT.pdf"""
 import sys
 
+from pdf_write import write_pdf
+
 content = b"BT /F1 24 Tf 20 40 Td (Hello) Tj ET"
 objs = [b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
@@ -12,13 +14,4 @@ objs = [b"<< /Type /Catalog /Pages 2 0 R >>",
         b" /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
         b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
-pdf, offsets = b"%PDF-1.4\n", []
-for i, o in enumerate(objs):
-    offsets.append(len(pdf))
-    pdf += b"%d 0 obj\n" % (i + 1) + o + b"\nendobj\n"
-xref = len(pdf)
-pdf += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
-pdf += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-pdf += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-    len(objs) + 1, xref)
-open(sys.argv[1], "wb").write(pdf)
+write_pdf(sys.argv[1], objs, 1)

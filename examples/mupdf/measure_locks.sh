@@ -20,7 +20,8 @@
 # nothing, so no encoder runs. RGB, at each resolution given.
 # First it checks that no file of the corpus needs a font it does not embed
 # (the build has none built in): any message at render other than those of
-# examples/mupdf/messages.sh fails, and a control PDF that names Helvetica without embedding it must fail.
+# examples/mupdf/messages.sh fails, and a control PDF that names Helvetica
+# without embedding it must fail.
 # Prints, and writes to OUT (default build/mupdf/measure/locks.md), two
 # markdown tables: median wall time and pages/s per set and mode, and for
 # the median run the wait per thread per lock, with its share of the wall

@@ -9,6 +9,8 @@ alone, overlapping strings, small text, and a luminosity mask (grey).
 Usage: python3 softmask_pdf.py OUT.pdf"""
 import sys
 
+from pdf_write import write_pdf
+
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 CASES = [  # (mask type, the mask group's content)
     ("Alpha", "q /A gs 0 g 10 10 280 180 re f Q BT /F1 60 Tf 20 80 Td (AgW@e) Tj ET"),
@@ -58,13 +60,4 @@ objs[pages - 1] = ("<< /Type /Pages /Kids [%s] /Count %d >>" % (
     " ".join("%d 0 R" % k for k in kids), len(kids))).encode()
 catalog = add("<< /Type /Catalog /Pages %d 0 R >>" % pages)
 
-pdf, offsets = bytearray(b"%PDF-1.7\n"), []
-for i, o in enumerate(objs):
-    offsets.append(len(pdf))
-    pdf += b"%d 0 obj\n" % (i + 1) + o + b"\nendobj\n"
-xref = len(pdf)
-pdf += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
-pdf += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-pdf += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-    len(objs) + 1, catalog, xref)
-open(sys.argv[1], "wb").write(pdf)
+write_pdf(sys.argv[1], objs, catalog)
